@@ -1,0 +1,103 @@
+/**
+ * SQLite layout of a partition replica and the only code that touches it. Every step's
+ * writes go through `persist` in one synchronous transaction, so meta, log, outputs and
+ * checkpoint never disagree after a crash.
+ */
+import { CheckpointSchema, LogEntrySchema, ReplicaMetaSchema, type LogEntry, type ReplicaMeta, type Checkpoint } from "../shared/wire/persisted.ts";
+import { WindowResultSchema, type WindowResult } from "../shared/wire/window-result.ts";
+import type { ReplicaEffects } from "../shared/replica/replica-state.ts";
+import type { ResultFilter } from "../shared/operators/tumbling-window.ts";
+
+/** SQLite stores at most 2 MB per value; checkpoints are split below that. */
+const CHECKPOINT_CHUNK_CHARS = 500_000;
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS log (lsn INTEGER PRIMARY KEY, producer TEXT NOT NULL, seq INTEGER NOT NULL, records TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS checkpoint (chunk INTEGER PRIMARY KEY, lsn INTEGER NOT NULL, body TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS outputs (output_seq INTEGER PRIMARY KEY, key TEXT NOT NULL, window_start INTEGER NOT NULL, body TEXT NOT NULL);
+  CREATE INDEX IF NOT EXISTS outputs_by_key ON outputs (key, window_start);
+`;
+
+/** Typed access to one replica's tables. */
+export class ReplicaStore {
+  readonly #storage: DurableObjectStorage;
+
+  constructor(storage: DurableObjectStorage) {
+    this.#storage = storage;
+    storage.sql.exec(SCHEMA);
+  }
+
+  /** The stored meta, or null for a replica never initialised. */
+  loadMeta(): ReplicaMeta | null {
+    const row = this.#storage.sql.exec<{ body: string }>("SELECT body FROM meta WHERE id = 1").toArray()[0];
+    return row ? ReplicaMetaSchema.parse(JSON.parse(row.body)) : null;
+  }
+
+  /** The newest checkpoint, reassembled from its chunks, or null. */
+  loadCheckpoint(): Checkpoint | null {
+    const chunks = this.#storage.sql.exec<{ body: string }>("SELECT body FROM checkpoint ORDER BY chunk").toArray();
+    if (chunks.length === 0) return null;
+    return CheckpointSchema.parse(JSON.parse(chunks.map((c) => c.body).join("")));
+  }
+
+  /** Log entries with `fromLsn ≤ lsn ≤ toLsn`, ascending. */
+  readLog(fromLsn: number, toLsn: number): LogEntry[] {
+    return this.#storage.sql
+      .exec("SELECT lsn, producer, seq, records FROM log WHERE lsn >= ? AND lsn <= ? ORDER BY lsn", fromLsn, toLsn)
+      .toArray()
+      .map((row) => LogEntrySchema.parse(row));
+  }
+
+  /** Closed window results matching the filter, in (window start, key) order. */
+  readOutputs(filter: ResultFilter, sizeMs: number): WindowResult[] {
+    const clauses: string[] = [];
+    const args: (string | number)[] = [];
+    if (filter.key !== undefined) {
+      clauses.push("key = ?");
+      args.push(filter.key);
+    }
+    if (filter.fromMs !== undefined) {
+      clauses.push("window_start > ?");
+      args.push(filter.fromMs - sizeMs);
+    }
+    if (filter.toMs !== undefined) {
+      clauses.push("window_start < ?");
+      args.push(filter.toMs);
+    }
+    const where = clauses.length > 0 ? `WHERE ${clauses.join(" AND ")}` : "";
+    return this.#storage.sql
+      .exec<{ body: string }>(`SELECT body FROM outputs ${where} ORDER BY window_start, key`, ...args)
+      .toArray()
+      .map((row) => WindowResultSchema.parse(JSON.parse(row.body)));
+  }
+
+  /** Writes meta and a step's effects atomically. */
+  persist(meta: ReplicaMeta, effects: ReplicaEffects): void {
+    const sql = this.#storage.sql;
+    this.#storage.transactionSync(() => {
+      sql.exec("INSERT OR REPLACE INTO meta (id, body) VALUES (1, ?)", JSON.stringify(meta));
+      for (const e of effects.log) {
+        sql.exec("INSERT OR REPLACE INTO log (lsn, producer, seq, records) VALUES (?, ?, ?, ?)", e.lsn, e.producer, e.seq, e.records);
+      }
+      for (const { outputSeq, result } of effects.outputs) {
+        sql.exec(
+          "INSERT INTO outputs (output_seq, key, window_start, body) VALUES (?, ?, ?, ?)",
+          outputSeq,
+          result.key,
+          result.windowStartMs,
+          JSON.stringify(result),
+        );
+      }
+      if (effects.checkpoint) {
+        const { lsn, body } = effects.checkpoint;
+        sql.exec("DELETE FROM checkpoint");
+        for (let i = 0; i * CHECKPOINT_CHUNK_CHARS < body.length; i++) {
+          const chunk = body.slice(i * CHECKPOINT_CHUNK_CHARS, (i + 1) * CHECKPOINT_CHUNK_CHARS);
+          sql.exec("INSERT INTO checkpoint (chunk, lsn, body) VALUES (?, ?, ?)", i, lsn, chunk);
+        }
+      }
+      if (effects.trimLogThrough !== undefined) sql.exec("DELETE FROM log WHERE lsn <= ?", effects.trimLogThrough);
+    });
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * Builds the Hono app: error envelope, `/v1` access control, config parsing and the
+ * resource routes. One app per isolate; its routing cache lives in the closure.
+ */
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { parseFluxConfig, type FluxConfig } from "../shared/config.ts";
+import { FluxError } from "../shared/errors.ts";
+import { RoutingCache } from "../shared/router/routing-cache.ts";
+import type { AppEnv } from "./app-env.ts";
+import { requireBearer } from "./auth.ts";
+import { errorResponse, onError, onNotFound } from "./http-errors.ts";
+import { dataflowRoutes } from "./routes/dataflows.ts";
+import { eventsRoutes } from "./routes/events.ts";
+import { resultsRoutes } from "./routes/results.ts";
+import { statusRoutes } from "./routes/status.ts";
+
+/** Creates the Worker's app. */
+export function createApp(): Hono<AppEnv> {
+  let cache: { config: FluxConfig; routing: RoutingCache } | undefined;
+  const app = new Hono<AppEnv>();
+  app.onError(onError);
+  app.notFound(onNotFound);
+  app.get("/", (c) => c.json({ name: "flux-on-workers", api: "/v1", docs: "see README.md" }));
+
+  app.use("/v1/*", requireBearer("FLUX_API_TOKEN", (env) => env.FLUX_API_TOKEN));
+  app.use("/v1/*", async (c, next) => {
+    if (!cache) {
+      const config = parseFluxConfig(c.env);
+      cache = { config, routing: new RoutingCache(config.routingCacheMs) };
+    }
+    c.set("config", cache.config);
+    c.set("routingCache", cache.routing);
+    await next();
+  });
+  app.use("/v1/*", (c, next) =>
+    bodyLimit({
+      maxSize: c.var.config.maxBodyBytes,
+      onError: (c2) =>
+        errorResponse(
+          c2,
+          new FluxError("PAYLOAD_TOO_LARGE", `request body exceeds ${c.var.config.maxBodyBytes} bytes`, {
+            limit: c.var.config.maxBodyBytes,
+          }),
+        ),
+    })(c, next),
+  );
+
+  app.route("/v1/dataflows", dataflowRoutes);
+  app.route("/v1/dataflows", resultsRoutes);
+  app.route("/v1/streams", eventsRoutes);
+  app.route("/v1/status", statusRoutes);
+  return app;
+}

@@ -1,0 +1,23 @@
+/**
+ * Bearer-token access control for `/v1` (issue 2): tokens are compared in constant time
+ * (Hono's `timingSafeEqual` hashes both sides first), and a deployment without a token
+ * refuses every request instead of running open.
+ */
+import type { MiddlewareHandler } from "hono";
+import { timingSafeEqual } from "hono/utils/buffer";
+import { FluxError } from "../shared/errors.ts";
+
+/** Middleware that requires `Authorization: Bearer <token>` matching `expected(env)`. */
+export function requireBearer(secretName: string, expected: (env: Env) => string | undefined): MiddlewareHandler<{ Bindings: Env }> {
+  return async (c, next) => {
+    const token = expected(c.env);
+    if (token === undefined || token === "") {
+      throw new FluxError("NOT_CONFIGURED", `${secretName} is not set; this deployment refuses requests until it is (wrangler secret put ${secretName})`);
+    }
+    const header = c.req.header("authorization") ?? "";
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match?.[1]) throw new FluxError("UNAUTHORIZED", "missing bearer token: send Authorization: Bearer <token>");
+    if (!(await timingSafeEqual(match[1], token))) throw new FluxError("UNAUTHORIZED", "wrong bearer token");
+    await next();
+  };
+}

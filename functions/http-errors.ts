@@ -1,0 +1,44 @@
+/**
+ * Maps every failure onto the one error envelope (STYLE.md §6): the shared validation
+ * hook for `zValidator`, and the app-wide error and not-found handlers.
+ */
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { z } from "zod";
+import { FluxError, type ErrorCode } from "../shared/errors.ts";
+
+/** Builds an error response with the envelope, adding `Retry-After` to retryable 503s. */
+export function errorResponse(c: Context, err: FluxError): Response {
+  if (err.code === "UNAVAILABLE") c.header("Retry-After", "1");
+  if (err.code === "UNAUTHORIZED") c.header("WWW-Authenticate", 'Bearer realm="flux"');
+  return c.json(err.toEnvelope(), err.status);
+}
+
+/** The `zValidator` hook: a failed parse becomes `400 INVALID_REQUEST` with zod's tree as details. */
+export function onInvalid(
+  result: ({ success: true } | { success: false; error: z.core.$ZodError }) & { target: string },
+  c: Context,
+): Response | undefined {
+  if (result.success) return undefined;
+  const message = `invalid ${result.target}: ${result.error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`)
+    .join("; ")}`;
+  return errorResponse(c, new FluxError("INVALID_REQUEST", message, z.treeifyError(result.error)));
+}
+
+/** `app.onError`: Flux errors through the table, Hono's own 4xx kept as 4xx, the rest a logged 500. */
+export function onError(err: Error, c: Context): Response {
+  if (err instanceof FluxError) return errorResponse(c, err);
+  if (err instanceof HTTPException && err.status < 500) {
+    const code: ErrorCode = /JSON/i.test(err.message) ? "INVALID_JSON" : err.status === 401 ? "UNAUTHORIZED" : "INVALID_REQUEST";
+    return errorResponse(c, new FluxError(code, err.message || "bad request"));
+  }
+  console.error("unhandled error", { method: c.req.method, path: c.req.path, error: err.stack ?? String(err) });
+  return errorResponse(c, new FluxError("INTERNAL", "internal error; see the worker logs"));
+}
+
+/** `app.notFound`: unknown paths get the envelope too. */
+export function onNotFound(c: Context): Response {
+  return errorResponse(c, new FluxError("NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`));
+}

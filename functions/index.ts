@@ -1,0 +1,7 @@
+/** Worker entry: the Hono app plus the Durable Object classes `wrangler.toml` binds. */
+import { createApp } from "./app.ts";
+
+export { Coordinator } from "../durable-objects/coordinator.ts";
+export { PartitionReplica } from "../durable-objects/partition-replica.ts";
+
+export default createApp();

@@ -1,0 +1,46 @@
+/** `PUT /v1/dataflows/{id}`, `GET /v1/dataflows`, `GET /v1/dataflows/{id}`. */
+import { Hono } from "hono";
+import { zValidator } from "@hono/zod-validator";
+import { z } from "zod";
+import { FluxError } from "../../shared/errors.ts";
+import { DataflowSpecSchema, NameSchema } from "../../shared/wire/dataflow-spec.ts";
+import type { DataflowRecord } from "../../shared/wire/routing.ts";
+import type { AppEnv } from "../app-env.ts";
+import { coordinator } from "../cluster.ts";
+import { onInvalid } from "../http-errors.ts";
+
+const IdParamSchema = z.object({ id: NameSchema });
+
+/** The public view of a dataflow. */
+function describe(record: DataflowRecord) {
+  return {
+    id: record.id,
+    spec: record.spec,
+    createdAt: new Date(record.createdAtMs).toISOString(),
+    ready: record.ready,
+    partitions: record.routes.map(({ partition, epoch, primary, standby, status }) => ({ partition, epoch, primary, standby, status })),
+  };
+}
+
+export const dataflowRoutes = new Hono<AppEnv>()
+  .put("/:id", zValidator("param", IdParamSchema, onInvalid), zValidator("json", DataflowSpecSchema, onInvalid), async (c) => {
+    const { id } = c.req.valid("param");
+    const result = await coordinator(c.env).putDataflow(id, c.req.valid("json"));
+    if (result.status === "conflict") {
+      throw new FluxError("SPEC_CONFLICT", `dataflow '${id}' exists with a different spec; changing a dataflow is not supported yet`, {
+        existing: result.record.spec,
+      });
+    }
+    c.var.routingCache.invalidate(result.record.spec.stream);
+    return c.json({ status: result.status, dataflow: describe(result.record) }, result.status === "created" ? 201 : 200);
+  })
+  .get("/", async (c) => {
+    const records = await coordinator(c.env).listDataflows();
+    return c.json({ dataflows: records.map(describe) });
+  })
+  .get("/:id", zValidator("param", IdParamSchema, onInvalid), async (c) => {
+    const { id } = c.req.valid("param");
+    const record = await coordinator(c.env).getDataflow(id);
+    if (!record) throw new FluxError("UNKNOWN_DATAFLOW", `no dataflow '${id}'`);
+    return c.json({ dataflow: describe(record) });
+  });

@@ -1,0 +1,59 @@
+/**
+ * `POST /v1/streams/{stream}/events`: validates the whole batch first (nothing is sent
+ * on any error), then runs the replication protocol for every partition it touches and
+ * answers 200 only when each holds it on all its replicas.
+ */
+import { Hono } from "hono";
+import { zValidator } from "@hono/zod-validator";
+import { z } from "zod";
+import { FluxError } from "../../shared/errors.ts";
+import { isNdjson, parseEventsBody } from "../../shared/ingest/parse-body.ts";
+import { routeEvents } from "../../shared/ingest/route-events.ts";
+import { NameSchema } from "../../shared/wire/dataflow-spec.ts";
+import { ProducerHeadersSchema, type IngestResponse } from "../../shared/wire/ingest.ts";
+import type { AppEnv } from "../app-env.ts";
+import { dataflowsForStream, replicaPort } from "../cluster.ts";
+import { onInvalid } from "../http-errors.ts";
+import { writeBatch } from "../../shared/router/write-batch.ts";
+
+export const eventsRoutes = new Hono<AppEnv>().post(
+  "/:stream/events",
+  zValidator("param", z.object({ stream: NameSchema }), onInvalid),
+  zValidator("header", ProducerHeadersSchema, onInvalid),
+  async (c) => {
+    const { stream } = c.req.valid("param");
+    const { "flux-producer-id": producer, "flux-seq": seq } = c.req.valid("header");
+    const config = c.var.config;
+    const contentType = c.req.header("content-type");
+    const ndjson = isNdjson(contentType);
+    if (!ndjson && !/^application\/json\b/i.test(contentType ?? "")) {
+      throw new FluxError("UNSUPPORTED_MEDIA_TYPE", "send application/json (an array of events) or application/x-ndjson");
+    }
+    const events = parseEventsBody(await c.req.text(), ndjson);
+    if (events.length === 0) throw new FluxError("INVALID_REQUEST", "the batch has no events");
+    if (events.length > config.maxBatchEvents) {
+      throw new FluxError("PAYLOAD_TOO_LARGE", `batch has ${events.length} events; the limit is ${config.maxBatchEvents}`, {
+        limit: config.maxBatchEvents,
+      });
+    }
+    const dataflows = await dataflowsForStream(c.env, c.var.routingCache, stream, false);
+    if (dataflows.length === 0) throw new FluxError("UNKNOWN_STREAM", `no dataflow reads stream '${stream}'`);
+    const receivedAtMs = Date.now();
+    const routed = dataflows.map((record) => ({
+      record,
+      subBatches: routeEvents(record.spec, events, receivedAtMs, config.maxKeyLength),
+    }));
+    const results = await writeBatch(replicaPort(c.env), routed, { producer, seq }, () =>
+      dataflowsForStream(c.env, c.var.routingCache, stream, true),
+    );
+    const body: IngestResponse = {
+      stream,
+      producer,
+      seq,
+      events: events.length,
+      duplicate: results.every((d) => d.partitions.every((p) => p.duplicate)),
+      dataflows: results,
+    };
+    return c.json(body);
+  },
+);

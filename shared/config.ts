@@ -1,0 +1,47 @@
+/**
+ * Runtime configuration parsed once from Worker vars into `FluxConfig`; defaults live
+ * in the schema. Nothing else reads environment variables (STYLE.md §4).
+ */
+import { z } from "zod";
+
+const intFromVar = (defaultValue: number, min: number, max: number) =>
+  z.coerce.number().int().min(min).max(max).default(defaultValue);
+
+/**
+ * Configuration vars (optional strings in `wrangler.toml` `[vars]`) with their defaults,
+ * transformed into the camel-case {@link FluxConfig}.
+ */
+export const FluxConfigSchema = z
+  .object({
+    /** Largest accepted request body, bytes. */
+    FLUX_MAX_BODY_BYTES: intFromVar(1_048_576, 1, 100 * 1_048_576),
+    /** Most events in one posted batch. */
+    FLUX_MAX_BATCH_EVENTS: intFromVar(10_000, 1, 1_000_000),
+    /** Per producer and partition: how far below its highest seq a resend is still recognised. */
+    FLUX_DEDUP_WINDOW: intFromVar(1024, 16, 1_000_000),
+    /** A replica checkpoints its operator state after this many applied batches. */
+    FLUX_CHECKPOINT_EVERY: intFromVar(64, 1, 1_000_000),
+    /** How long a router trusts its cached routing table, ms. */
+    FLUX_ROUTING_CACHE_MS: intFromVar(1000, 0, 3_600_000),
+    /** Longest key, characters. */
+    FLUX_MAX_KEY_LENGTH: intFromVar(256, 1, 65_536),
+  })
+  .transform((vars) => ({
+    maxBodyBytes: vars.FLUX_MAX_BODY_BYTES,
+    maxBatchEvents: vars.FLUX_MAX_BATCH_EVENTS,
+    dedupWindow: vars.FLUX_DEDUP_WINDOW,
+    checkpointEvery: vars.FLUX_CHECKPOINT_EVERY,
+    routingCacheMs: vars.FLUX_ROUTING_CACHE_MS,
+    maxKeyLength: vars.FLUX_MAX_KEY_LENGTH,
+  }));
+
+/** The parsed configuration passed down the call chain instead of `env`. */
+export type FluxConfig = z.output<typeof FluxConfigSchema>;
+
+/**
+ * Parses Worker vars into a {@link FluxConfig}. Unknown vars are ignored; a var that is
+ * set but invalid throws, so a misconfigured deployment fails loudly instead of guessing.
+ */
+export function parseFluxConfig(vars: object): FluxConfig {
+  return FluxConfigSchema.parse(vars);
+}

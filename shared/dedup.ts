@@ -1,0 +1,61 @@
+/**
+ * Exact, bounded duplicate detection per producer (issue 2). For each producer a
+ * replica remembers its highest applied seq and which seqs within the window below it
+ * were applied. Inside the window the answer is exact; a seq below the window cannot be
+ * judged and is refused (`too-old`), never silently dropped or applied twice.
+ * Memory: at most `window` seqs per producer.
+ */
+import type { DedupState } from "./wire/persisted.ts";
+
+/** The verdict for an incoming `(producer, seq)`. */
+export type DedupVerdict = "new" | "duplicate" | "too-old";
+
+/**
+ * Judges a seq against what was applied. `window` is the number of seqs below the
+ * highest that stay recognisable; a seq at or below `high - window` is `too-old`.
+ */
+export function judgeSeq(state: DedupState, producer: string, seq: number, window: number): DedupVerdict {
+  const entry = state[producer];
+  if (!entry || seq > entry.high) return "new";
+  if (seq <= entry.high - window) return "too-old";
+  return binarySearch(entry.applied, seq) ? "duplicate" : "new";
+}
+
+/**
+ * Records that `seq` was applied and forgets seqs that fell out of the window.
+ * Callers judge first; recording a seq twice is a no-op.
+ */
+export function recordSeq(state: DedupState, producer: string, seq: number, window: number): void {
+  const entry = state[producer];
+  if (!entry) {
+    state[producer] = { high: seq, applied: [seq] };
+    return;
+  }
+  if (seq > entry.high) {
+    entry.high = seq;
+    entry.applied.push(seq);
+    const floor = seq - window;
+    let drop = 0;
+    while (drop < entry.applied.length && (entry.applied[drop] ?? 0) <= floor) drop++;
+    if (drop > 0) entry.applied.splice(0, drop);
+    return;
+  }
+  if (seq <= entry.high - window || binarySearch(entry.applied, seq)) return;
+  const at = lowerBound(entry.applied, seq);
+  entry.applied.splice(at, 0, seq);
+}
+
+function lowerBound(sorted: readonly number[], value: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((sorted[mid] ?? 0) < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function binarySearch(sorted: readonly number[], value: number): boolean {
+  return sorted[lowerBound(sorted, value)] === value;
+}

@@ -1,0 +1,88 @@
+/**
+ * Validates posted events against a dataflow spec and splits them into per-partition
+ * sub-batches of compact records (`[key, timeMs, ...numeric fields]`). Either every event
+ * is valid and routed, or nothing is: the caller sends nothing on an error.
+ */
+import { FluxError } from "../errors.ts";
+import { partitionFor } from "../partitioner.ts";
+import { numericFieldsOf, type DataflowSpec } from "../wire/dataflow-spec.ts";
+import type { WindowRecord } from "../wire/window-result.ts";
+
+/** At most this many problems are listed in an error's details. */
+const MAX_REPORTED_PROBLEMS = 20;
+
+/** One invalid field of one event. `index` is the event's 0-based position in the batch. */
+export interface EventProblem {
+  index: number;
+  field: string;
+  problem: string;
+}
+
+/**
+ * Routes `events` for one dataflow. `receivedAtMs` stamps event time when the spec has
+ * no `timeField`. Keys are strings or finite numbers (compared as strings); times are
+ * epoch ms or ISO-8601 strings; aggregated fields are finite numbers.
+ * @returns sub-batches by partition (only partitions that received records).
+ * @throws FluxError `INVALID_EVENT` listing the first problems found.
+ */
+export function routeEvents(
+  spec: DataflowSpec,
+  events: readonly unknown[],
+  receivedAtMs: number,
+  maxKeyLength: number,
+): Map<number, WindowRecord[]> {
+  const fields = numericFieldsOf(spec);
+  const problems: EventProblem[] = [];
+  let problemCount = 0;
+  const report = (index: number, field: string, problem: string) => {
+    problemCount += 1;
+    if (problems.length < MAX_REPORTED_PROBLEMS) problems.push({ index, field, problem });
+  };
+  const byPartition = new Map<number, WindowRecord[]>();
+  events.forEach((event, index) => {
+    if (typeof event !== "object" || event === null || Array.isArray(event)) {
+      report(index, "", "event must be a JSON object");
+      return;
+    }
+    const obj = event as Record<string, unknown>;
+    const key = keyOf(obj[spec.key], maxKeyLength);
+    if (typeof key !== "string") report(index, spec.key, key.problem);
+    const timeMs = spec.timeField === undefined ? receivedAtMs : timeOf(obj[spec.timeField]);
+    if (timeMs === null) report(index, spec.timeField ?? "", "must be epoch milliseconds or an ISO-8601 date-time");
+    const record: WindowRecord = [typeof key === "string" ? key : "", timeMs ?? 0];
+    for (const field of fields) {
+      const value = obj[field];
+      if (typeof value !== "number" || !Number.isFinite(value)) report(index, field, "must be a finite number");
+      else record.push(value);
+    }
+    if (problemCount > 0 || typeof key !== "string") return;
+    const partition = partitionFor(key, spec.partitions);
+    let batch = byPartition.get(partition);
+    if (!batch) byPartition.set(partition, (batch = []));
+    batch.push(record);
+  });
+  if (problemCount > 0) {
+    throw new FluxError("INVALID_EVENT", `${problemCount} problem(s) in the batch; nothing was applied`, {
+      problems,
+      problemCount,
+    });
+  }
+  return byPartition;
+}
+
+function keyOf(value: unknown, maxKeyLength: number): string | { problem: string } {
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  if (typeof value !== "string") return { problem: "key must be a string or a finite number" };
+  if (value.length === 0) return { problem: "key must not be empty" };
+  if (value.length > maxKeyLength) return { problem: `key longer than ${maxKeyLength} characters` };
+  return value;
+}
+
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
+function timeOf(value: unknown): number | null {
+  if (typeof value === "number") return Number.isFinite(value) ? value : null;
+  if (typeof value !== "string" || !ISO_DATE_TIME.test(value)) return null;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? null : ms;
+}

@@ -1,0 +1,121 @@
+/**
+ * Per-key tumbling event-time windows with count/sum/min/max/avg (DESIGN.md §3).
+ * A window [start, start+size) closes once the watermark (max event time seen minus
+ * allowed lateness) reaches its end; records for a closed window are counted as late and
+ * dropped. Everything depends only on the records in log order, so replicas agree.
+ */
+import type { DataflowSpec } from "../wire/dataflow-spec.ts";
+import { numericFieldsOf } from "../wire/dataflow-spec.ts";
+import type { TumblingWindowState } from "../wire/persisted.ts";
+import type { WindowRecord, WindowResult } from "../wire/window-result.ts";
+import type { Emit, Operator } from "./operator.ts";
+
+/** A tumbling-window operator plus a way to read its open windows for queries. */
+export interface TumblingWindowOperator extends Operator<WindowRecord, WindowResult, TumblingWindowState> {
+  /** Current, not yet closed, results matching the filter, in (start, key) order. */
+  openResults(state: TumblingWindowState, filter: ResultFilter): WindowResult[];
+}
+
+/** Which windows a query wants: one key or all, windows overlapping [fromMs, toMs). */
+export interface ResultFilter {
+  key?: string | undefined;
+  fromMs?: number | undefined;
+  toMs?: number | undefined;
+}
+
+/** Builds the operator for a spec; the spec's numeric fields fix the record layout. */
+export function tumblingWindow(spec: Pick<DataflowSpec, "window" | "aggregates">): TumblingWindowOperator {
+  const sizeMs = spec.window.sizeMs;
+  const latenessMs = spec.window.allowedLatenessMs;
+  const fields = numericFieldsOf(spec);
+  const width = fields.length;
+  const aggregates = Object.entries(spec.aggregates).map(([name, agg]) => ({
+    name,
+    op: agg.op,
+    index: agg.op === "count" ? -1 : fields.indexOf(agg.field),
+  }));
+
+  type Accumulator = TumblingWindowState["open"][string][string];
+
+  const toResult = (key: string, startMs: number, acc: Accumulator, closed: boolean): WindowResult => {
+    const values: Record<string, number | null> = {};
+    for (const { name, op, index } of aggregates) {
+      if (op === "count") values[name] = acc.n;
+      else if (op === "sum") values[name] = acc.sum[index] ?? 0;
+      else if (op === "min") values[name] = acc.n === 0 ? null : (acc.min[index] ?? null);
+      else if (op === "max") values[name] = acc.n === 0 ? null : (acc.max[index] ?? null);
+      else values[name] = acc.n === 0 ? null : (acc.sum[index] ?? 0) / acc.n;
+    }
+    return { key, windowStartMs: startMs, windowEndMs: startMs + sizeMs, values, closed };
+  };
+
+  const closeUpTo = (state: TumblingWindowState, watermarkMs: number, out: Emit<WindowResult>): void => {
+    const due = Object.keys(state.open)
+      .map(Number)
+      .filter((start) => start + sizeMs <= watermarkMs)
+      .sort((a, b) => a - b);
+    for (const start of due) {
+      const byKey = state.open[start] ?? {};
+      for (const key of Object.keys(byKey).sort()) {
+        const acc = byKey[key];
+        if (acc) out(toResult(key, start, acc, true));
+      }
+      delete state.open[start];
+    }
+  };
+
+  return {
+    init: () => ({ maxTimeMs: null, lateRecords: 0, open: {} }),
+
+    process(state, records, out) {
+      let maxTimeMs = state.maxTimeMs ?? Number.NEGATIVE_INFINITY;
+      for (const record of records) {
+        const [key, timeMs, ...values] = record;
+        const start = Math.floor(timeMs / sizeMs) * sizeMs;
+        if (start + sizeMs <= maxTimeMs - latenessMs) {
+          state.lateRecords += 1;
+          continue;
+        }
+        const byKey = (state.open[start] ??= {});
+        let acc = byKey[key];
+        if (!acc) {
+          acc = { n: 0, sum: new Array<number>(width).fill(0), min: [], max: [] };
+          byKey[key] = acc;
+        }
+        acc.n += 1;
+        for (let i = 0; i < width; i++) {
+          const value = values[i] ?? 0;
+          acc.sum[i] = (acc.sum[i] ?? 0) + value;
+          const min = acc.min[i];
+          const max = acc.max[i];
+          if (min === undefined || value < min) acc.min[i] = value;
+          if (max === undefined || value > max) acc.max[i] = value;
+        }
+        if (timeMs > maxTimeMs) maxTimeMs = timeMs;
+      }
+      if (maxTimeMs !== Number.NEGATIVE_INFINITY && maxTimeMs !== state.maxTimeMs) {
+        state.maxTimeMs = maxTimeMs;
+        closeUpTo(state, maxTimeMs - latenessMs, out);
+      }
+      return state;
+    },
+
+    openResults(state, filter) {
+      const results: WindowResult[] = [];
+      const starts = Object.keys(state.open)
+        .map(Number)
+        .sort((a, b) => a - b);
+      for (const start of starts) {
+        if (filter.toMs !== undefined && start >= filter.toMs) continue;
+        if (filter.fromMs !== undefined && start + sizeMs <= filter.fromMs) continue;
+        const byKey = state.open[start] ?? {};
+        const keys = filter.key === undefined ? Object.keys(byKey).sort() : [filter.key];
+        for (const key of keys) {
+          const acc = byKey[key];
+          if (acc) results.push(toResult(key, start, acc, false));
+        }
+      }
+      return results;
+    },
+  };
+}

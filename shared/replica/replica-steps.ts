@@ -1,0 +1,106 @@
+/**
+ * The replica state machine's steps (DESIGN.md §4). Each takes the state and a message,
+ * mutates the state and returns a reply plus the storage writes the adapter must make
+ * atomically before it answers. Steps never do I/O.
+ */
+import { judgeSeq, recordSeq } from "../dedup.ts";
+import type { Refusal } from "../wire/replica-rpc.ts";
+import type { AckStandby, AckStandbyReply, ApplyBatch, ApplyBatchReply, Replicate, ReplicateReply } from "../wire/replica-rpc.ts";
+import type { Checkpoint, LogEntry, Role } from "../wire/persisted.ts";
+import { parseRecords, type ReplicaEffects, type ReplicaState, type ReplicaTuning } from "./replica-state.ts";
+
+/** A step's outcome: the reply to send and the writes to make first. */
+export interface StepResult<Reply> {
+  reply: Reply;
+  effects: ReplicaEffects;
+}
+
+const noEffects = (): ReplicaEffects => ({ log: [], outputs: [] });
+
+/** Refuses a call from another epoch or one that needs a role this replica does not hold. */
+export function checkEpoch(state: ReplicaState, epoch: number, role: Role): Refusal | null {
+  if (epoch < state.meta.epoch) return { status: "stale", epoch: state.meta.epoch };
+  if (epoch > state.meta.epoch) return { status: "behind", epoch: state.meta.epoch };
+  if (state.meta.role !== role) return { status: "wrong-role", role: state.meta.role };
+  return null;
+}
+
+/**
+ * Primary: dedups `(producer, seq)` against applied and pending entries, assigns the
+ * next LSN and logs the batch. Without a standby the entry is stable at once and applied.
+ */
+export function applyBatch(state: ReplicaState, msg: ApplyBatch, tuning: ReplicaTuning): StepResult<ApplyBatchReply> {
+  const refusal = checkEpoch(state, msg.epoch, "primary");
+  if (refusal) return { reply: refusal, effects: noEffects() };
+  const verdict = judgeSeq(state.dedup, msg.producer, msg.seq, tuning.dedupWindow);
+  if (verdict === "too-old") {
+    return { reply: { status: "too-old", high: state.dedup[msg.producer]?.high ?? 0 }, effects: noEffects() };
+  }
+  const pendingDuplicate = state.pending.some((e) => e.producer === msg.producer && e.seq === msg.seq);
+  if (verdict === "duplicate" || pendingDuplicate) {
+    return { reply: { status: "duplicate", lsn: state.meta.lsn }, effects: noEffects() };
+  }
+  const entry: LogEntry = { lsn: state.meta.lsn + 1, producer: msg.producer, seq: msg.seq, records: msg.records };
+  state.meta.lsn = entry.lsn;
+  const effects: ReplicaEffects = { log: [entry], outputs: [] };
+  if (state.meta.hasStandby) state.pending.push(entry);
+  else applyStable(state, [entry], tuning, effects);
+  return { reply: { status: "applied", lsn: entry.lsn }, effects };
+}
+
+/**
+ * Standby: logs and applies entries strictly in LSN order, skipping those it holds.
+ * Answers `gap` with its LSN when it cannot reach `upToLsn` from what it was sent.
+ */
+export function replicate(state: ReplicaState, msg: Replicate, tuning: ReplicaTuning): StepResult<ReplicateReply> {
+  const refusal = checkEpoch(state, msg.epoch, "standby");
+  if (refusal) return { reply: refusal, effects: noEffects() };
+  const effects = noEffects();
+  const fresh: LogEntry[] = [];
+  for (const entry of [...msg.entries].sort((a, b) => a.lsn - b.lsn)) {
+    if (entry.lsn <= state.meta.lsn) continue;
+    if (entry.lsn !== state.meta.lsn + 1) break;
+    fresh.push(entry);
+    state.meta.lsn = entry.lsn;
+  }
+  effects.log = fresh;
+  applyStable(state, fresh, tuning, effects);
+  const lsn = state.meta.lsn;
+  return { reply: lsn >= msg.upToLsn ? { status: "ok", lsn } : { status: "gap", lsn }, effects };
+}
+
+/** Primary: learns that the standby holds `lsn`, and applies the entries that became stable. */
+export function ackStandby(state: ReplicaState, msg: AckStandby, tuning: ReplicaTuning): StepResult<AckStandbyReply> {
+  const refusal = checkEpoch(state, msg.epoch, "primary");
+  if (refusal) return { reply: refusal, effects: noEffects() };
+  const effects = noEffects();
+  const acked = Math.min(msg.lsn, state.meta.lsn);
+  if (acked > state.meta.standbyAckLsn) state.meta.standbyAckLsn = acked;
+  let ready = 0;
+  while (ready < state.pending.length && (state.pending[ready]?.lsn ?? Infinity) <= acked) ready++;
+  if (ready > 0) applyStable(state, state.pending.splice(0, ready), tuning, effects);
+  return { reply: { status: "ok", appliedLsn: state.meta.appliedLsn }, effects };
+}
+
+/** Applies stable entries to the operator and dedup state, numbering outputs and checkpointing on schedule. */
+function applyStable(state: ReplicaState, entries: readonly LogEntry[], tuning: ReplicaTuning, effects: ReplicaEffects): void {
+  const meta = state.meta;
+  for (const entry of entries) {
+    state.operator = state.op.process(state.operator, parseRecords(entry), (result) => {
+      meta.outputSeq += 1;
+      effects.outputs.push({ outputSeq: meta.outputSeq, result });
+    });
+    recordSeq(state.dedup, entry.producer, entry.seq, tuning.dedupWindow);
+    meta.appliedLsn = entry.lsn;
+    state.sinceCheckpoint += 1;
+  }
+  if (state.sinceCheckpoint >= tuning.checkpointEvery) {
+    const checkpoint: Checkpoint = { v: 1, lsn: meta.appliedLsn, outputSeq: meta.outputSeq, operator: state.operator, dedup: state.dedup };
+    // Serialized now: the next step mutates the operator state in place.
+    effects.checkpoint = { lsn: meta.appliedLsn, body: JSON.stringify(checkpoint) };
+    meta.checkpointLsn = meta.appliedLsn;
+    state.sinceCheckpoint = 0;
+    const keepForStandby = meta.role === "primary" && meta.hasStandby ? meta.standbyAckLsn : meta.checkpointLsn;
+    effects.trimLogThrough = Math.min(meta.checkpointLsn, keepForStandby);
+  }
+}

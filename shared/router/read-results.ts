@@ -1,0 +1,51 @@
+/**
+ * Reads window results for a dataflow: from the one partition owning `key`, or from
+ * all partitions, each served by its primary from the stable prefix, merged in
+ * (window start, key) order.
+ */
+import { FluxError } from "../errors.ts";
+import type { ResultFilter } from "../operators/tumbling-window.ts";
+import { partitionFor } from "../partitioner.ts";
+import type { Refusal } from "../wire/replica-rpc.ts";
+import type { DataflowRecord, PartitionRoute } from "../wire/routing.ts";
+import type { WindowResult } from "../wire/window-result.ts";
+
+/** Reads one replica's results. */
+export type ReadReplicaResults = (
+  name: string,
+  epoch: number,
+  filter: ResultFilter,
+) => Promise<{ status: "ok"; results: WindowResult[] } | Refusal>;
+
+/**
+ * Results matching `filter`, merged across partitions.
+ * @throws FluxError `UNAVAILABLE` naming the partition whose primary could not answer.
+ */
+export async function readResults(read: ReadReplicaResults, record: DataflowRecord, filter: ResultFilter): Promise<WindowResult[]> {
+  const routes =
+    filter.key === undefined
+      ? record.routes
+      : record.routes.filter((r) => r.partition === partitionFor(filter.key ?? "", record.spec.partitions));
+  const perPartition = await Promise.all(routes.map((route) => readPartition(read, record.id, route, filter)));
+  return perPartition.flat().sort((a, b) => a.windowStartMs - b.windowStartMs || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+async function readPartition(read: ReadReplicaResults, dataflow: string, route: PartitionRoute, filter: ResultFilter): Promise<WindowResult[]> {
+  let reply: Awaited<ReturnType<ReadReplicaResults>>;
+  try {
+    reply = await read(route.primary, route.epoch, filter);
+  } catch (err) {
+    throw new FluxError("UNAVAILABLE", `partition ${route.partition} of dataflow '${dataflow}' did not answer: ${err instanceof Error ? err.message : String(err)}`, {
+      dataflow,
+      partition: route.partition,
+    });
+  }
+  if (reply.status !== "ok") {
+    throw new FluxError("UNAVAILABLE", `partition ${route.partition} of dataflow '${dataflow}': replica ${route.primary} answered ${reply.status}`, {
+      dataflow,
+      partition: route.partition,
+      refusal: reply,
+    });
+  }
+  return reply.results;
+}

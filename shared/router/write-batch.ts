@@ -1,0 +1,89 @@
+/**
+ * Writes one posted batch to every partition it touches, across every dataflow reading
+ * the stream, concurrently. A stale-epoch answer triggers one routing refresh and a retry
+ * of that partition (safe: replicas dedup). Any partition that cannot confirm the batch
+ * turns the whole answer into an error, so the client resends with the same seq.
+ */
+import { FluxError } from "../errors.ts";
+import type { DataflowRecord } from "../wire/routing.ts";
+import type { WindowRecord } from "../wire/window-result.ts";
+import { writePartition, type PartitionOutcome, type ReplicaPort } from "./write-partition.ts";
+
+/** One dataflow's share of the batch: its record and sub-batches by partition. */
+export interface RoutedDataflow {
+  record: DataflowRecord;
+  subBatches: Map<number, WindowRecord[]>;
+}
+
+/** Per dataflow, what each touched partition reported. */
+export interface DataflowAck {
+  dataflow: string;
+  partitions: { partition: number; lsn: number; replicated: boolean; duplicate: boolean }[];
+}
+
+/**
+ * Runs the protocol for all sub-batches.
+ * @param refresh fetches fresh routing for the stream after a stale-epoch answer.
+ * @throws FluxError `SEQ_TOO_OLD` (409) or `UNAVAILABLE` (503, retryable) naming the partitions.
+ */
+export async function writeBatch(
+  port: ReplicaPort,
+  routed: readonly RoutedDataflow[],
+  batch: { producer: string; seq: number },
+  refresh: () => Promise<DataflowRecord[]>,
+): Promise<DataflowAck[]> {
+  let fresh: Promise<DataflowRecord[]> | undefined;
+  const refreshOnce = () => (fresh ??= refresh());
+
+  const writeOne = async (record: DataflowRecord, partition: number, records: string): Promise<PartitionOutcome> => {
+    const attempt = async (rec: DataflowRecord): Promise<PartitionOutcome> => {
+      const route = rec.routes[partition];
+      if (!route) return { status: "incomplete", partition, replica: "", reason: "partition missing from routing" };
+      try {
+        return await writePartition(port, route, { ...batch, records });
+      } catch (err) {
+        return { status: "incomplete", partition, replica: route.primary, reason: err instanceof Error ? err.message : String(err) };
+      }
+    };
+    const first = await attempt(record);
+    if (first.status !== "refused" || first.refusal.status !== "stale") return first;
+    const updated = (await refreshOnce()).find((r) => r.id === record.id);
+    return updated ? attempt(updated) : first;
+  };
+
+  const outcomes = await Promise.all(
+    routed.map(async ({ record, subBatches }) => ({
+      dataflow: record.id,
+      outcomes: await Promise.all(
+        [...subBatches].map(([partition, records]) => writeOne(record, partition, JSON.stringify(records))),
+      ),
+    })),
+  );
+  return outcomes.map(({ dataflow, outcomes: list }) => ({ dataflow, partitions: list.map((o) => toAck(dataflow, o, batch)) }));
+}
+
+function toAck(dataflow: string, outcome: PartitionOutcome, batch: { producer: string; seq: number }): DataflowAck["partitions"][number] {
+  switch (outcome.status) {
+    case "applied":
+    case "duplicate":
+      return { partition: outcome.partition, lsn: outcome.lsn, replicated: outcome.replicated, duplicate: outcome.status === "duplicate" };
+    case "too-old":
+      throw new FluxError(
+        "SEQ_TOO_OLD",
+        `seq ${batch.seq} of producer '${batch.producer}' is below the dedup window of partition ${outcome.partition} of dataflow '${dataflow}' (highest seq ${outcome.high}); its outcome cannot be confirmed`,
+        { dataflow, partition: outcome.partition, highestSeq: outcome.high },
+      );
+    case "refused":
+      throw new FluxError(
+        "UNAVAILABLE",
+        `partition ${outcome.partition} of dataflow '${dataflow}' could not confirm the batch: replica ${outcome.replica} answered ${outcome.refusal.status}; retry with the same Flux-Seq`,
+        { dataflow, partition: outcome.partition, replica: outcome.replica, refusal: outcome.refusal },
+      );
+    case "incomplete":
+      throw new FluxError(
+        "UNAVAILABLE",
+        `partition ${outcome.partition} of dataflow '${dataflow}' could not confirm the batch (${outcome.reason}); retry with the same Flux-Seq`,
+        { dataflow, partition: outcome.partition, replica: outcome.replica },
+      );
+  }
+}

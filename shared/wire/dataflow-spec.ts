@@ -1,0 +1,53 @@
+/**
+ * The dataflow spec accepted by `PUT /v1/dataflows/{id}` and stored by the coordinator.
+ * Unknown fields are rejected at the HTTP boundary so typos never pass silently.
+ */
+import { z } from "zod";
+
+/** Names of streams, dataflows, fields and aggregates: letters, digits, `_`, `-`, `.`. */
+export const NameSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/, "use letters, digits, '_', '-' or '.'");
+
+const FieldNameSchema = z.string().min(1).max(128);
+
+/** One aggregate of a window: `count` takes no field, the others a numeric field. */
+export const AggregateSpecSchema = z.discriminatedUnion("op", [
+  z.strictObject({ op: z.literal("count") }),
+  z.strictObject({ op: z.enum(["sum", "min", "max", "avg"]), field: FieldNameSchema }),
+]);
+export type AggregateSpec = z.infer<typeof AggregateSpecSchema>;
+
+/** Tumbling event-time windows of `sizeMs`, closed once the watermark passes their end plus lateness. */
+export const WindowSpecSchema = z.strictObject({
+  kind: z.literal("tumbling"),
+  sizeMs: z.number().int().min(1).max(366 * 86_400_000),
+  allowedLatenessMs: z.number().int().min(0).max(366 * 86_400_000).default(0),
+});
+export type WindowSpec = z.infer<typeof WindowSpecSchema>;
+
+/** A whole dataflow: stream → keyBy(key) → window → aggregates, over P partitions and R replicas. */
+export const DataflowSpecSchema = z.strictObject({
+  stream: NameSchema,
+  key: FieldNameSchema,
+  timeField: FieldNameSchema.optional(),
+  window: WindowSpecSchema,
+  aggregates: z
+    .record(NameSchema, AggregateSpecSchema)
+    .refine((aggregates) => Object.keys(aggregates).length > 0, "at least one aggregate")
+    .refine((aggregates) => Object.keys(aggregates).length <= 32, "at most 32 aggregates"),
+  partitions: z.number().int().min(1).max(64).default(4),
+  replication: z.union([z.literal(1), z.literal(2)]).default(2),
+});
+export type DataflowSpec = z.output<typeof DataflowSpecSchema>;
+
+/** Numeric fields that the spec's aggregates read, in a stable order. */
+export function numericFieldsOf(spec: Pick<DataflowSpec, "aggregates">): string[] {
+  const fields = new Set<string>();
+  for (const aggregate of Object.values(spec.aggregates)) {
+    if (aggregate.op !== "count") fields.add(aggregate.field);
+  }
+  return [...fields].sort();
+}

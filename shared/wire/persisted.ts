@@ -1,0 +1,81 @@
+/**
+ * Records a replica keeps in durable storage. Each carries `v` so later deploys can read
+ * old data (STYLE.md §2); reads tolerate unknown fields and check `v`.
+ */
+import { z } from "zod";
+import { DataflowSpecSchema } from "./dataflow-spec.ts";
+
+/** A replica's role within its partition's current epoch. */
+export const RoleSchema = z.enum(["primary", "standby"]);
+export type Role = z.infer<typeof RoleSchema>;
+
+/** Identity, role and progress of one replica. LSNs satisfy checkpointLsn ≤ appliedLsn ≤ lsn. */
+export const ReplicaMetaSchema = z.object({
+  v: z.literal(1),
+  name: z.string(),
+  dataflowId: z.string(),
+  partition: z.number().int().min(0),
+  spec: DataflowSpecSchema,
+  role: RoleSchema,
+  /** Highest epoch this replica has seen; calls from an older epoch are refused. */
+  epoch: z.number().int().min(1),
+  /** Whether a standby must acknowledge an entry before it counts as stable. */
+  hasStandby: z.boolean(),
+  /** Highest LSN logged here. */
+  lsn: z.number().int().min(0),
+  /** Highest LSN applied to the operator: the stable prefix. */
+  appliedLsn: z.number().int().min(0),
+  /** Highest LSN the standby acknowledged (primary only). */
+  standbyAckLsn: z.number().int().min(0),
+  /** LSN of the newest checkpoint (0: none yet). */
+  checkpointLsn: z.number().int().min(0),
+  /** Number of window results emitted so far; the next gets `outputSeq + 1`. */
+  outputSeq: z.number().int().min(0),
+});
+export type ReplicaMeta = z.infer<typeof ReplicaMetaSchema>;
+
+/** One logged batch: a partition's sub-batch of one posted batch, with its assigned LSN. */
+export const LogEntrySchema = z.object({
+  lsn: z.number().int().min(1),
+  producer: z.string(),
+  seq: z.number().int().min(1),
+  /** The sub-batch's records as one JSON string (`WindowRecord[]`), kept serialized end to end. */
+  records: z.string(),
+});
+export type LogEntry = z.infer<typeof LogEntrySchema>;
+
+/** Per producer: highest applied seq and the applied seqs inside the dedup window, ascending. */
+export const ProducerWindowSchema = z.object({
+  high: z.number().int(),
+  applied: z.array(z.number().int()),
+});
+export type ProducerWindow = z.infer<typeof ProducerWindowSchema>;
+
+/** Dedup state: producer id → window. */
+export const DedupStateSchema = z.record(z.string(), ProducerWindowSchema);
+export type DedupState = z.infer<typeof DedupStateSchema>;
+
+const AccumulatorSchema = z.object({
+  n: z.number(),
+  sum: z.array(z.number()),
+  min: z.array(z.number()),
+  max: z.array(z.number()),
+});
+
+/** State of the tumbling-window operator: open windows by start (ms) then key. */
+export const TumblingWindowStateSchema = z.object({
+  maxTimeMs: z.number().nullable(),
+  lateRecords: z.number().int().min(0),
+  open: z.record(z.string(), z.record(z.string(), AccumulatorSchema)),
+});
+export type TumblingWindowState = z.infer<typeof TumblingWindowStateSchema>;
+
+/** A checkpoint: operator and dedup state as of `lsn`, and the output count at that point. */
+export const CheckpointSchema = z.object({
+  v: z.literal(1),
+  lsn: z.number().int().min(0),
+  outputSeq: z.number().int().min(0),
+  operator: TumblingWindowStateSchema,
+  dedup: DedupStateSchema,
+});
+export type Checkpoint = z.infer<typeof CheckpointSchema>;

@@ -1,0 +1,95 @@
+/**
+ * Payloads of the RPCs between routers, the coordinator and replicas (DESIGN.md §4).
+ * Internal callers pass already-typed values; replies are result unions keyed on
+ * `status`, never exceptions, for expected outcomes such as a stale epoch.
+ */
+import { z } from "zod";
+import { DataflowSpecSchema } from "./dataflow-spec.ts";
+import { LogEntrySchema, RoleSchema } from "./persisted.ts";
+
+/** Sent by the coordinator to (re)configure a replica for an epoch. Idempotent. */
+export const InitReplicaSchema = z.object({
+  name: z.string(),
+  dataflowId: z.string(),
+  partition: z.number().int().min(0),
+  spec: DataflowSpecSchema,
+  role: RoleSchema,
+  epoch: z.number().int().min(1),
+  hasStandby: z.boolean(),
+});
+export type InitReplica = z.infer<typeof InitReplicaSchema>;
+
+/** A partition's sub-batch sent to the primary, which assigns it an LSN. */
+export const ApplyBatchSchema = z.object({
+  epoch: z.number().int().min(1),
+  producer: z.string(),
+  seq: z.number().int().min(1),
+  records: z.string(),
+});
+export type ApplyBatch = z.infer<typeof ApplyBatchSchema>;
+
+/** Log entries sent to the standby, which must end up holding every LSN up to `upToLsn`. */
+export const ReplicateSchema = z.object({
+  epoch: z.number().int().min(1),
+  entries: z.array(LogEntrySchema),
+  upToLsn: z.number().int().min(0),
+});
+export type Replicate = z.infer<typeof ReplicateSchema>;
+
+/** Tells the primary that its standby holds every LSN up to `lsn`. */
+export const AckStandbySchema = z.object({
+  epoch: z.number().int().min(1),
+  lsn: z.number().int().min(0),
+});
+export type AckStandby = z.infer<typeof AckStandbySchema>;
+
+/** Refusals every replica call may answer with instead of doing the work. */
+export const RefusalSchema = z.discriminatedUnion("status", [
+  /** The caller's epoch is older than the replica's: refresh routing. */
+  z.object({ status: z.literal("stale"), epoch: z.number().int() }),
+  /** The caller's epoch is newer than the replica has been told about: it is not ready. */
+  z.object({ status: z.literal("behind"), epoch: z.number().int() }),
+  /** The replica does not hold the role the call needs in this epoch. */
+  z.object({ status: z.literal("wrong-role"), role: RoleSchema.nullable() }),
+]);
+export type Refusal = z.infer<typeof RefusalSchema>;
+
+/** The primary's answer to {@link ApplyBatch}. */
+export const ApplyBatchReplySchema = z.union([
+  z.object({ status: z.literal("applied"), lsn: z.number().int() }),
+  /** Already logged here; `lsn` is the primary's current LSN, which covers it. */
+  z.object({ status: z.literal("duplicate"), lsn: z.number().int() }),
+  /** Below the dedup window: cannot tell whether it was applied. */
+  z.object({ status: z.literal("too-old"), high: z.number().int() }),
+  RefusalSchema,
+]);
+export type ApplyBatchReply = z.infer<typeof ApplyBatchReplySchema>;
+
+/** The standby's answer to {@link Replicate}: `ok` when it holds `upToLsn`, else `gap` with what it holds. */
+export const ReplicateReplySchema = z.union([
+  z.object({ status: z.literal("ok"), lsn: z.number().int() }),
+  z.object({ status: z.literal("gap"), lsn: z.number().int() }),
+  RefusalSchema,
+]);
+export type ReplicateReply = z.infer<typeof ReplicateReplySchema>;
+
+/** The primary's answer to {@link AckStandby}: its stable LSN afterwards. */
+export const AckStandbyReplySchema = z.union([
+  z.object({ status: z.literal("ok"), appliedLsn: z.number().int() }),
+  RefusalSchema,
+]);
+export type AckStandbyReply = z.infer<typeof AckStandbyReplySchema>;
+
+/** A replica's progress, for status pages. */
+export const ReplicaStatusSchema = z.object({
+  name: z.string(),
+  role: RoleSchema.nullable(),
+  epoch: z.number().int(),
+  lsn: z.number().int(),
+  appliedLsn: z.number().int(),
+  standbyAckLsn: z.number().int(),
+  checkpointLsn: z.number().int(),
+  outputSeq: z.number().int(),
+  lateRecords: z.number().int(),
+});
+export type ReplicaStatus = z.infer<typeof ReplicaStatusSchema>;

@@ -1,0 +1,16 @@
+/** The shape of one window's aggregates, as stored by replicas and returned by the results API. */
+import { z } from "zod";
+
+/** One key's aggregates over one window; `closed` is true once no record can change it. */
+export const WindowResultSchema = z.object({
+  key: z.string(),
+  windowStartMs: z.number(),
+  windowEndMs: z.number(),
+  values: z.record(z.string(), z.number().nullable()),
+  closed: z.boolean(),
+});
+export type WindowResult = z.infer<typeof WindowResultSchema>;
+
+/** What routers send replicas for a windowed dataflow: `[key, timeMs, ...numeric field values]`. */
+export const WindowRecordSchema = z.tuple([z.string(), z.number()], z.number());
+export type WindowRecord = z.infer<typeof WindowRecordSchema>;
