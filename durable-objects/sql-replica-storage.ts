@@ -6,6 +6,7 @@
 import { CheckpointSchema, LogEntrySchema, ReplicaMetaSchema, type LogEntry, type ReplicaMeta, type Checkpoint } from "../shared/wire/persisted.ts";
 import { WindowResultSchema, type WindowResult } from "../shared/wire/window-result.ts";
 import type { ReplicaEffects } from "../shared/replica/replica-state.ts";
+import type { ReplicaStorage } from "../shared/replica/replica-storage.ts";
 import type { ResultFilter } from "../shared/operators/tumbling-window.ts";
 
 /** SQLite stores at most 2 MB per value; checkpoints are split below that. */
@@ -19,8 +20,8 @@ const SCHEMA = `
   CREATE INDEX IF NOT EXISTS outputs_by_key ON outputs (key, window_start);
 `;
 
-/** Typed access to one replica's tables. */
-export class ReplicaStore {
+/** The SQLite implementation of {@link ReplicaStorage}. */
+export class SqlReplicaStorage implements ReplicaStorage {
   readonly #storage: DurableObjectStorage;
 
   constructor(storage: DurableObjectStorage) {

@@ -1,0 +1,117 @@
+/**
+ * Runs the replica state machine over a storage port: load on first use, then for
+ * every call step → persist atomically → reply (STYLE.md §2). The Durable Object is a
+ * thin shell around this; the simulator runs the same code over memory.
+ */
+import type { ResultFilter } from "../operators/tumbling-window.ts";
+import type { LogEntry } from "../wire/persisted.ts";
+import type {
+  AckStandby,
+  AckStandbyReply,
+  ApplyBatch,
+  ApplyBatchReply,
+  InitReplica,
+  Refusal,
+  Replicate,
+  ReplicateReply,
+  ReplicaStatus,
+} from "../wire/replica-rpc.ts";
+import type { WindowResult } from "../wire/window-result.ts";
+import { emptyReplicaState, restoreReplicaState, type ReplicaState, type ReplicaTuning } from "./replica-state.ts";
+import { ackStandby, applyBatch, checkEpoch, replicate, type StepResult } from "./replica-steps.ts";
+import type { ReplicaStorage } from "./replica-storage.ts";
+
+/** The refusal of a replica that was never initialised. */
+const NOT_INITIALISED: Refusal = { status: "behind", epoch: 0 };
+
+/** One replica: its storage, its tuning and its in-memory state (rebuilt after a restart). */
+export class ReplicaHost {
+  #state: ReplicaState | null = null;
+
+  constructor(
+    private readonly storage: ReplicaStorage,
+    private readonly tuning: ReplicaTuning,
+  ) {}
+
+  /** Configures role and epoch. Idempotent; refuses an epoch older than the stored one. */
+  init(msg: InitReplica): { status: "ok" } | Refusal {
+    const state = this.#load();
+    if (state && msg.epoch < state.meta.epoch) return { status: "stale", epoch: state.meta.epoch };
+    if (state) {
+      Object.assign(state.meta, { role: msg.role, epoch: msg.epoch, hasStandby: msg.hasStandby });
+      this.#persist(state, { log: [], outputs: [] });
+      return { status: "ok" };
+    }
+    const meta = { v: 1 as const, ...msg, lsn: 0, appliedLsn: 0, standbyAckLsn: 0, checkpointLsn: 0, outputSeq: 0 };
+    const fresh = emptyReplicaState(meta);
+    this.#persist(fresh, { log: [], outputs: [] });
+    this.#state = fresh;
+    return { status: "ok" };
+  }
+
+  applyBatch(msg: ApplyBatch): ApplyBatchReply {
+    return this.#step((state) => applyBatch(state, msg, this.tuning));
+  }
+
+  replicate(msg: Replicate): ReplicateReply {
+    return this.#step((state) => replicate(state, msg, this.tuning));
+  }
+
+  ackStandby(msg: AckStandby): AckStandbyReply {
+    return this.#step((state) => ackStandby(state, msg, this.tuning));
+  }
+
+  /** Log entries in [fromLsn, toLsn] for a standby's gap fill; only the primary serves them. */
+  readLog(epoch: number, fromLsn: number, toLsn: number): LogEntry[] | Refusal {
+    const state = this.#load();
+    if (!state) return NOT_INITIALISED;
+    return checkEpoch(state, epoch, "primary") ?? this.storage.readLog(fromLsn, toLsn);
+  }
+
+  /** Closed results from storage plus open windows, all from the stable prefix. */
+  readResults(epoch: number, filter: ResultFilter): { status: "ok"; results: WindowResult[] } | Refusal {
+    const state = this.#load();
+    if (!state) return NOT_INITIALISED;
+    const refusal = checkEpoch(state, epoch, "primary");
+    if (refusal) return refusal;
+    const closed = this.storage.readOutputs(filter, state.meta.spec.window.sizeMs);
+    return { status: "ok", results: [...closed, ...state.op.openResults(state.operator, filter)] };
+  }
+
+  /** Progress for status pages, or null when never initialised. */
+  status(): ReplicaStatus | null {
+    const state = this.#load();
+    if (!state) return null;
+    const { name, role, epoch, lsn, appliedLsn, standbyAckLsn, checkpointLsn, outputSeq } = state.meta;
+    return { name, role, epoch, lsn, appliedLsn, standbyAckLsn, checkpointLsn, outputSeq, lateRecords: state.operator.lateRecords };
+  }
+
+  #step<Reply>(run: (state: ReplicaState) => StepResult<Reply>): Reply | Refusal {
+    const state = this.#load();
+    if (!state) return NOT_INITIALISED;
+    const { reply, effects } = run(state);
+    this.#persist(state, effects);
+    return reply;
+  }
+
+  #persist(state: ReplicaState, effects: StepResult<unknown>["effects"]): void {
+    try {
+      this.storage.persist(state.meta, effects);
+    } catch (err) {
+      // Memory ran ahead of storage: forget it so the next call reloads what is durable.
+      this.#state = null;
+      throw err;
+    }
+  }
+
+  /** Loads state on first use; a failed load leaves memory empty so the next call retries. */
+  #load(): ReplicaState | null {
+    if (this.#state) return this.#state;
+    const meta = this.storage.loadMeta();
+    if (!meta) return null;
+    const checkpoint = this.storage.loadCheckpoint();
+    const log = this.storage.readLog((checkpoint?.lsn ?? 0) + 1, meta.lsn);
+    this.#state = restoreReplicaState(meta, checkpoint, log, this.tuning);
+    return this.#state;
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * In-memory `ReplicaStorage` for Node tests and the simulator. It keeps what a real
+ * store keeps durably; `ReplicaHost` keeps the rest, so dropping the host and building
+ * a new one over the same storage is a crash-and-restart.
+ */
+import type { ResultFilter } from "../../shared/operators/tumbling-window.ts";
+import type { ReplicaEffects } from "../../shared/replica/replica-state.ts";
+import type { ReplicaStorage } from "../../shared/replica/replica-storage.ts";
+import { CheckpointSchema, type Checkpoint, type LogEntry, type ReplicaMeta } from "../../shared/wire/persisted.ts";
+import type { WindowResult } from "../../shared/wire/window-result.ts";
+
+export class MemoryReplicaStorage implements ReplicaStorage {
+  meta: ReplicaMeta | null = null;
+  readonly log = new Map<number, LogEntry>();
+  checkpoint: string | null = null;
+  readonly outputs: { outputSeq: number; result: WindowResult }[] = [];
+  /** When set, the next `persist` throws before writing anything (a failed transaction). */
+  failNextPersist = false;
+
+  loadMeta(): ReplicaMeta | null {
+    return this.meta ? structuredClone(this.meta) : null;
+  }
+
+  loadCheckpoint(): Checkpoint | null {
+    return this.checkpoint === null ? null : CheckpointSchema.parse(JSON.parse(this.checkpoint));
+  }
+
+  readLog(fromLsn: number, toLsn: number): LogEntry[] {
+    const entries: LogEntry[] = [];
+    for (let lsn = fromLsn; lsn <= toLsn; lsn++) {
+      const entry = this.log.get(lsn);
+      if (entry) entries.push({ ...entry });
+    }
+    return entries;
+  }
+
+  readOutputs(filter: ResultFilter, windowSizeMs: number): WindowResult[] {
+    return this.outputs
+      .map((o) => o.result)
+      .filter(
+        (r) =>
+          (filter.key === undefined || r.key === filter.key) &&
+          (filter.fromMs === undefined || r.windowStartMs + windowSizeMs > filter.fromMs) &&
+          (filter.toMs === undefined || r.windowStartMs < filter.toMs),
+      )
+      .sort((a, b) => a.windowStartMs - b.windowStartMs || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .map((r) => structuredClone(r));
+  }
+
+  persist(meta: ReplicaMeta, effects: ReplicaEffects): void {
+    if (this.failNextPersist) {
+      this.failNextPersist = false;
+      throw new Error("injected storage failure");
+    }
+    this.meta = structuredClone(meta);
+    for (const entry of effects.log) this.log.set(entry.lsn, { ...entry });
+    for (const output of effects.outputs) this.outputs.push(structuredClone(output));
+    if (effects.checkpoint) this.checkpoint = effects.checkpoint.body;
+    if (effects.trimLogThrough !== undefined) {
+      for (const lsn of [...this.log.keys()]) if (lsn <= effects.trimLogThrough) this.log.delete(lsn);
+    }
+  }
+}
