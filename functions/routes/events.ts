@@ -29,7 +29,7 @@ export const eventsRoutes = new Hono<AppEnv>().post(
     if (!ndjson && !/^application\/json\b/i.test(contentType ?? "")) {
       throw new FluxError("UNSUPPORTED_MEDIA_TYPE", "send application/json (an array of events) or application/x-ndjson");
     }
-    const events = parseEventsBody(await c.req.text(), ndjson);
+    const events = parseEventsBody(decodeUtf8(await c.req.arrayBuffer()), ndjson);
     if (events.length === 0) throw new FluxError("INVALID_REQUEST", "the batch has no events");
     if (events.length > config.maxBatchEvents) {
       throw new FluxError("PAYLOAD_TOO_LARGE", `batch has ${events.length} events; the limit is ${config.maxBatchEvents}`, {
@@ -57,3 +57,12 @@ export const eventsRoutes = new Hono<AppEnv>().post(
     return c.json(body);
   },
 );
+
+/** Decodes the body strictly: invalid UTF-8 is a client error, not silently replaced. */
+function decodeUtf8(body: ArrayBuffer): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(body);
+  } catch {
+    throw new FluxError("INVALID_JSON", "body is not valid UTF-8");
+  }
+}

@@ -24,3 +24,34 @@ export function uniqueName(prefix: string): string {
   counter += 1;
   return `${prefix}-${counter}`;
 }
+
+/** A spec like the README's, with overrides. */
+export function clicksSpec(stream: string, overrides: Record<string, unknown> = {}) {
+  return {
+    stream,
+    key: "page",
+    timeField: "ts",
+    window: { kind: "tumbling", sizeMs: 10_000 },
+    aggregates: { n: { op: "count" }, bytes: { op: "sum", field: "bytes" }, lo: { op: "min", field: "bytes" }, hi: { op: "max", field: "bytes" }, mean: { op: "avg", field: "bytes" } },
+    partitions: 4,
+    replication: 2,
+    ...overrides,
+  };
+}
+
+/** Creates a dataflow on a fresh stream and returns both names. */
+export async function createDataflow(overrides: Record<string, unknown> = {}): Promise<{ id: string; stream: string }> {
+  const id = uniqueName("df");
+  const stream = uniqueName("clicks");
+  const res = await call("PUT", `/v1/dataflows/${id}`, clicksSpec(stream, overrides));
+  if (res.status !== 201) throw new Error(`PUT dataflow: ${res.status} ${await res.text()}`);
+  return { id, stream };
+}
+
+/** Window results of a dataflow (all keys unless `query` narrows them). */
+export async function results(id: string, query = ""): Promise<{ key: string; windowStartMs: number; values: Record<string, number | null>; closed: boolean }[]> {
+  const res = await call("GET", `/v1/dataflows/${id}/results${query}`);
+  if (res.status !== 200) throw new Error(`GET results: ${res.status} ${await res.text()}`);
+  const body = (await res.json()) as { results: Awaited<ReturnType<typeof results>> };
+  return body.results;
+}

@@ -1,0 +1,36 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { replicaName } from "../../shared/names.ts";
+import { DataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
+import { clicksSpec, uniqueName } from "../helpers/api.ts";
+
+describe("epoch fencing", () => {
+  it("a replica refuses every call from an older epoch, and older re-inits", async () => {
+    const dataflowId = uniqueName("fenced");
+    const name = replicaName(dataflowId, 0, 0);
+    const stub = env.PARTITION_REPLICA.getByName(name);
+    const spec = DataflowSpecSchema.parse(clicksSpec("s"));
+    const init = { name, dataflowId, partition: 0, spec, role: "primary" as const, hasStandby: false };
+    expect(await stub.init({ ...init, epoch: 1 })).toEqual({ status: "ok" });
+    const records = JSON.stringify([["a", 1, 1]]);
+    expect(await stub.applyBatch({ epoch: 1, producer: "p", seq: 1, records })).toEqual({ status: "applied", lsn: 1 });
+
+    expect(await stub.init({ ...init, epoch: 2 })).toEqual({ status: "ok" });
+    expect(await stub.applyBatch({ epoch: 1, producer: "p", seq: 2, records })).toEqual({ status: "stale", epoch: 2 });
+    expect(await stub.ackStandby({ epoch: 1, lsn: 1 })).toEqual({ status: "stale", epoch: 2 });
+    expect(await stub.readLog(1, 1, 1)).toEqual({ status: "stale", epoch: 2 });
+    expect(await stub.readResults(1, {})).toEqual({ status: "stale", epoch: 2 });
+    expect(await stub.init({ ...init, epoch: 1 })).toEqual({ status: "stale", epoch: 2 });
+    expect(await stub.status()).toMatchObject({ epoch: 2, lsn: 1 });
+    expect(await stub.applyBatch({ epoch: 2, producer: "p", seq: 2, records })).toEqual({ status: "applied", lsn: 2 });
+  });
+
+  it("a standby refuses primary-only calls", async () => {
+    const dataflowId = uniqueName("roles");
+    const name = replicaName(dataflowId, 0, 1);
+    const stub = env.PARTITION_REPLICA.getByName(name);
+    const spec = DataflowSpecSchema.parse(clicksSpec("s"));
+    await stub.init({ name, dataflowId, partition: 0, spec, role: "standby", epoch: 1, hasStandby: false });
+    expect(await stub.applyBatch({ epoch: 1, producer: "p", seq: 1, records: "[]" })).toEqual({ status: "wrong-role", role: "standby" });
+  });
+});
