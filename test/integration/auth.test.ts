@@ -1,0 +1,32 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../functions/app.ts";
+import { call } from "../helpers/api.ts";
+
+describe("access control", () => {
+  it.each([
+    ["no Authorization header", {}],
+    ["a wrong token", { authorization: "Bearer not-the-token" }],
+    ["a token that is a prefix of the real one", { authorization: "Bearer test" }],
+    ["another scheme", { authorization: "Basic dGVzdC10b2tlbg==" }],
+  ])("answers 401 in the envelope for %s", async (_name, headers) => {
+    for (const [method, path] of [["GET", "/v1/status"], ["GET", "/v1/dataflows"], ["POST", "/v1/streams/s/events"], ["PUT", "/v1/dataflows/x"]] as const) {
+      const res = await call(method, path, method === "GET" ? undefined : [], { authorization: "", ...headers });
+      expect(res.status, `${method} ${path}`).toBe(401);
+      expect(res.headers.get("www-authenticate")).toContain("Bearer");
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("UNAUTHORIZED");
+    }
+  });
+
+  it("accepts the configured token", async () => {
+    expect((await call("GET", "/v1/status")).status).toBe(200);
+  });
+
+  it("refuses everything when no token is configured instead of running open", async () => {
+    const res = await createApp().request("/v1/status", { headers: { authorization: "Bearer " } }, { ...env, FLUX_API_TOKEN: "" });
+    expect(res.status).toBe(503);
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("NOT_CONFIGURED");
+    expect(body.error.message).toContain("FLUX_API_TOKEN");
+  });
+});
