@@ -1,0 +1,95 @@
+#!/usr/bin/env node
+// `npm start`: runs Flux locally on workerd (wrangler dev, offline), creates a demo
+// dataflow and posts a trickle of demo events. Ctrl-C stops everything.
+// Flags: --port N (default 8787), --no-load (no demo events).
+import { spawn } from "node:child_process";
+import { copyFileSync, existsSync, readFileSync } from "node:fs";
+
+const args = process.argv.slice(2);
+const port = Number(args[args.indexOf("--port") + 1] || 8787) || 8787;
+const withLoad = !args.includes("--no-load");
+
+if (!existsSync(".dev.vars")) {
+  copyFileSync(".dev.vars.example", ".dev.vars");
+  console.log("created .dev.vars with development tokens (from .dev.vars.example)");
+}
+const token = /^FLUX_API_TOKEN=(.*)$/m.exec(readFileSync(".dev.vars", "utf8"))?.[1]?.trim();
+if (!token) throw new Error(".dev.vars has no FLUX_API_TOKEN");
+
+const base = `http://127.0.0.1:${port}`;
+const wrangler = spawn(
+  "wrangler",
+  ["dev", "--local", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", ".wrangler/state", "--show-interactive-dev-session=false"],
+  { stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" } },
+);
+const stop = () => {
+  wrangler.kill("SIGTERM");
+  process.exit(0);
+};
+process.on("SIGINT", stop);
+process.on("SIGTERM", stop);
+wrangler.on("exit", (code) => process.exit(code ?? 1));
+
+const api = (method, path, body, headers = {}) =>
+  fetch(base + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+
+async function waitForServer() {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(base + "/")).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`wrangler dev did not answer on ${base} within 60 s`);
+}
+
+await waitForServer();
+const spec = {
+  stream: "clicks",
+  key: "page",
+  timeField: "ts",
+  window: { kind: "tumbling", sizeMs: 10_000 },
+  aggregates: { n: { op: "count" }, bytes: { op: "sum", field: "bytes" }, avgBytes: { op: "avg", field: "bytes" } },
+  partitions: 4,
+  replication: 2,
+};
+const put = await api("PUT", "/v1/dataflows/clicks-per-page", spec);
+if (put.status !== 200 && put.status !== 201) console.error("demo dataflow:", put.status, await put.text());
+
+console.log(`
+Flux is running on ${base} (workerd, state in .wrangler/state)
+  token:   ${token}   (from .dev.vars)
+  status:  curl -H 'authorization: Bearer ${token}' ${base}/v1/status
+  results: curl -H 'authorization: Bearer ${token}' '${base}/v1/dataflows/clicks-per-page/results?key=home'
+  post:    curl -H 'authorization: Bearer ${token}' -H 'flux-producer-id: me' -H 'flux-seq: 1' \\
+             -H 'content-type: application/json' -d '[{"page":"home","ts":${Date.now()},"bytes":512}]' \\
+             ${base}/v1/streams/clicks/events
+${withLoad ? "Posting demo events to stream 'clicks' every second (--no-load to stop that)." : ""}
+`);
+
+if (withLoad) {
+  const producer = `demo-${Date.now()}`;
+  const pages = ["home", "cart", "search", "product", "checkout"];
+  let seq = 0;
+  setInterval(async () => {
+    seq += 1;
+    const events = Array.from({ length: 20 }, () => ({
+      page: pages[Math.floor(Math.random() * pages.length)],
+      ts: Date.now(),
+      bytes: Math.floor(Math.random() * 4096),
+    }));
+    try {
+      const res = await api("POST", "/v1/streams/clicks/events", events, { "flux-producer-id": producer, "flux-seq": String(seq) });
+      if (!res.ok) console.error(`demo batch ${seq}: ${res.status} ${await res.text()}`);
+    } catch (err) {
+      console.error(`demo batch ${seq}: ${err.message}`);
+    }
+  }, 1000).unref();
+}
