@@ -4,8 +4,13 @@
  */
 import { z } from "zod";
 
+/** An integer var: a number, or a string of decimal digits (not "", not "0x10", not "1e3"). */
 const intFromVar = (defaultValue: number, min: number, max: number) =>
-  z.coerce.number().int().min(min).max(max).default(defaultValue);
+  z
+    .union([z.number(), z.string().regex(/^[0-9]+$/, "must be a decimal integer").transform(Number)])
+    .pipe(z.number().int().min(min).max(max))
+    .optional()
+    .transform((value) => value ?? defaultValue);
 
 /**
  * Configuration vars (optional strings in `wrangler.toml` `[vars]`) with their defaults,

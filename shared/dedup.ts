@@ -15,7 +15,7 @@ export type DedupVerdict = "new" | "duplicate" | "too-old";
  * highest that stay recognisable; a seq at or below `high - window` is `too-old`.
  */
 export function judgeSeq(state: DedupState, producer: string, seq: number, window: number): DedupVerdict {
-  const entry = state[producer];
+  const entry = state[slotOf(producer)];
   if (!entry || seq > entry.high) return "new";
   if (seq <= entry.high - window) return "too-old";
   return binarySearch(entry.applied, seq) ? "duplicate" : "new";
@@ -26,9 +26,9 @@ export function judgeSeq(state: DedupState, producer: string, seq: number, windo
  * Callers judge first; recording a seq twice is a no-op.
  */
 export function recordSeq(state: DedupState, producer: string, seq: number, window: number): void {
-  const entry = state[producer];
+  const entry = state[slotOf(producer)];
   if (!entry) {
-    state[producer] = { high: seq, applied: [seq] };
+    state[slotOf(producer)] = { high: seq, applied: [seq] };
     return;
   }
   if (seq > entry.high) {
@@ -43,6 +43,16 @@ export function recordSeq(state: DedupState, producer: string, seq: number, wind
   if (seq <= entry.high - window || binarySearch(entry.applied, seq)) return;
   const at = lowerBound(entry.applied, seq);
   entry.applied.splice(at, 0, seq);
+}
+
+/** The highest seq applied for `producer`, or 0. */
+export function highestSeq(state: DedupState, producer: string): number {
+  return state[slotOf(producer)]?.high ?? 0;
+}
+
+/** Producer ids are stored `$`-prefixed so ids like `__proto__` cannot hit Object.prototype. */
+function slotOf(producer: string): string {
+  return `$${producer}`;
 }
 
 function lowerBound(sorted: readonly number[], value: number): number {

@@ -61,7 +61,7 @@ export const eventsRoutes = new Hono<AppEnv>().post(
 /** Decodes the body strictly: invalid UTF-8 is a client error, not silently replaced. */
 function decodeUtf8(body: ArrayBuffer): string {
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(body);
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(body);
   } catch {
     throw new FluxError("INVALID_JSON", "body is not valid UTF-8");
   }

@@ -56,9 +56,9 @@ export function tumblingWindow(spec: Pick<DataflowSpec, "window" | "aggregates">
       .sort((a, b) => a - b);
     for (const start of due) {
       const byKey = state.open[start] ?? {};
-      for (const key of Object.keys(byKey).sort()) {
-        const acc = byKey[key];
-        if (acc) out(toResult(key, start, acc, true));
+      for (const slot of Object.keys(byKey).sort()) {
+        const acc = byKey[slot];
+        if (acc) out(toResult(keyOfSlot(slot), start, acc, true));
       }
       delete state.open[start];
     }
@@ -77,10 +77,11 @@ export function tumblingWindow(spec: Pick<DataflowSpec, "window" | "aggregates">
           continue;
         }
         const byKey = (state.open[start] ??= {});
-        let acc = byKey[key];
+        const slot = slotOfKey(key);
+        let acc = byKey[slot];
         if (!acc) {
           acc = { n: 0, sum: new Array<number>(width).fill(0), min: [], max: [] };
-          byKey[key] = acc;
+          byKey[slot] = acc;
         }
         acc.n += 1;
         for (let i = 0; i < width; i++) {
@@ -109,13 +110,26 @@ export function tumblingWindow(spec: Pick<DataflowSpec, "window" | "aggregates">
         if (filter.toMs !== undefined && start >= filter.toMs) continue;
         if (filter.fromMs !== undefined && start + sizeMs <= filter.fromMs) continue;
         const byKey = state.open[start] ?? {};
-        const keys = filter.key === undefined ? Object.keys(byKey).sort() : [filter.key];
-        for (const key of keys) {
-          const acc = byKey[key];
-          if (acc) results.push(toResult(key, start, acc, false));
+        const slots = filter.key === undefined ? Object.keys(byKey).sort() : [slotOfKey(filter.key)];
+        for (const slot of slots) {
+          const acc = byKey[slot];
+          if (acc) results.push(toResult(keyOfSlot(slot), start, acc, false));
         }
       }
       return results;
     },
   };
+}
+
+/**
+ * Keys are stored with a `$` prefix so that user keys such as `__proto__` or
+ * `constructor` can never collide with Object.prototype members; the prefix keeps the
+ * sort order of the keys themselves.
+ */
+function slotOfKey(key: string): string {
+  return `$${key}`;
+}
+
+function keyOfSlot(slot: string): string {
+  return slot.slice(1);
 }

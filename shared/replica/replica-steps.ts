@@ -3,7 +3,7 @@
  * mutates the state and returns a reply plus the storage writes the adapter must make
  * atomically before it answers. Steps never do I/O.
  */
-import { judgeSeq, recordSeq } from "../dedup.ts";
+import { highestSeq, judgeSeq, recordSeq } from "../dedup.ts";
 import type { Refusal } from "../wire/replica-rpc.ts";
 import type { AckStandby, AckStandbyReply, ApplyBatch, ApplyBatchReply, Replicate, ReplicateReply } from "../wire/replica-rpc.ts";
 import type { Checkpoint, LogEntry, Role } from "../wire/persisted.ts";
@@ -34,7 +34,7 @@ export function applyBatch(state: ReplicaState, msg: ApplyBatch, tuning: Replica
   if (refusal) return { reply: refusal, effects: noEffects() };
   const verdict = judgeSeq(state.dedup, msg.producer, msg.seq, tuning.dedupWindow);
   if (verdict === "too-old") {
-    return { reply: { status: "too-old", high: state.dedup[msg.producer]?.high ?? 0 }, effects: noEffects() };
+    return { reply: { status: "too-old", high: highestSeq(state.dedup, msg.producer) }, effects: noEffects() };
   }
   const pendingDuplicate = state.pending.some((e) => e.producer === msg.producer && e.seq === msg.seq);
   if (verdict === "duplicate" || pendingDuplicate) {

@@ -1,0 +1,188 @@
+import { describe, expect, it } from "vitest";
+import { FluxError } from "../../shared/errors.ts";
+import { routeEvents, type EventProblem } from "../../shared/ingest/route-events.ts";
+import { partitionFor } from "../../shared/partitioner.ts";
+import { DataflowSpecSchema, type DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
+import type { WindowRecord } from "../../shared/wire/window-result.ts";
+
+const RECEIVED_AT = 1_700_000_000_000;
+const MAX_KEY = 8;
+
+/** Key `user`, time `ts`, numeric fields `bytes` and `latency` (sorted, so records are [key, t, bytes, latency]). */
+function makeSpec(overrides: Record<string, unknown> = {}): DataflowSpec {
+  return DataflowSpecSchema.parse({
+    stream: "clicks",
+    key: "user",
+    timeField: "ts",
+    window: { kind: "tumbling", sizeMs: 1000 },
+    aggregates: { n: { op: "count" }, slow: { op: "max", field: "latency" }, total: { op: "sum", field: "bytes" } },
+    partitions: 8,
+    ...overrides,
+  });
+}
+
+function fluxErrorOf(fn: () => unknown): FluxError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof FluxError) return err;
+    throw err;
+  }
+  throw new Error("expected a FluxError, nothing was thrown");
+}
+
+/** The problems listed by the INVALID_EVENT error that routing `events` throws. */
+function problemsOf(events: unknown[], spec = makeSpec()): { problems: EventProblem[]; problemCount: number } {
+  const err = fluxErrorOf(() => routeEvents(spec, events, RECEIVED_AT, MAX_KEY));
+  expect(err.code).toBe("INVALID_EVENT");
+  expect(err.status).toBe(400);
+  return err.details as { problems: EventProblem[]; problemCount: number };
+}
+
+/** All routed records, flattened, with the partition each landed in. */
+function routed(spec: DataflowSpec, events: unknown[]): [number, WindowRecord][] {
+  const byPartition = routeEvents(spec, events, RECEIVED_AT, MAX_KEY);
+  return [...byPartition.entries()].flatMap(([p, records]) => records.map((r): [number, WindowRecord] => [p, r]));
+}
+
+const good = { user: "alice", ts: 5000, bytes: 10, latency: 3 };
+
+describe("routeEvents records", () => {
+  it("builds [key, timeMs, ...fields in sorted name order] from a valid event", () => {
+    expect(routed(makeSpec(), [{ ...good, extra: "ignored" }])).toEqual([[partitionFor("alice", 8), ["alice", 5000, 10, 3]]]);
+  });
+
+  it("turns numeric keys into their string form", () => {
+    const records = routed(makeSpec(), [{ ...good, user: 42 }, { ...good, user: 1.5 }, { ...good, user: -7 }]);
+    expect(records.map(([, r]) => r[0]).sort()).toEqual(["-7", "1.5", "42"]);
+    expect(records.find(([, r]) => r[0] === "42")?.[0]).toBe(partitionFor("42", 8));
+  });
+
+  it.each([
+    ["2023-11-14T22:13:20Z", 1_700_000_000_000],
+    ["2023-11-14T22:13:20.250Z", 1_700_000_000_250],
+    ["2023-11-15T00:13:20+02:00", 1_700_000_000_000],
+    ["2023-11-14T22:13Z", 1_699_999_980_000],
+  ])("reads ISO-8601 time %s as %d ms", (ts, ms) => {
+    expect(routed(makeSpec(), [{ ...good, ts }])[0]?.[1][1]).toBe(ms);
+  });
+
+  it("keeps epoch-millisecond times as given, including zero and negative", () => {
+    const records = routed(makeSpec(), [{ ...good, ts: 0 }, { ...good, ts: -1500 }, { ...good, ts: 1234.5 }]);
+    expect(records.map(([, r]) => r[1])).toEqual([0, -1500, 1234.5]);
+  });
+
+  it("stamps every event with receivedAtMs when the spec has no timeField, ignoring any ts", () => {
+    const spec = makeSpec({ timeField: undefined });
+    const records = routed(spec, [{ user: "a", bytes: 1, latency: 1 }, { user: "b", ts: "junk", bytes: 2, latency: 2 }]);
+    expect(records.map(([, r]) => r[1])).toEqual([RECEIVED_AT, RECEIVED_AT]);
+  });
+
+  it("puts every record in partitionFor(key, partitions), keeping batch order within a partition", () => {
+    const spec = makeSpec({ partitions: 5 });
+    const events = Array.from({ length: 200 }, (_, i) => ({ user: `u${i % 37}`, ts: i, bytes: i, latency: 0 }));
+    const byPartition = routeEvents(spec, events, RECEIVED_AT, MAX_KEY);
+    let total = 0;
+    for (const [p, records] of byPartition) {
+      expect(records.length, `partition ${p}`).toBeGreaterThan(0);
+      for (const r of records) expect(partitionFor(r[0], 5), r[0]).toBe(p);
+      const times = records.map((r) => r[1]);
+      expect(times).toEqual([...times].sort((a, b) => a - b));
+      total += records.length;
+    }
+    expect(total).toBe(200);
+    expect(byPartition.size).toBeGreaterThan(1);
+  });
+
+  it("returns an empty map for an empty batch", () => {
+    expect(routeEvents(makeSpec(), [], RECEIVED_AT, MAX_KEY).size).toBe(0);
+  });
+
+  it("accepts a key of exactly the maximum length", () => {
+    expect(routed(makeSpec(), [{ ...good, user: "x".repeat(MAX_KEY) }])).toHaveLength(1);
+  });
+
+  it("needs no numeric fields when the spec only counts", () => {
+    const spec = makeSpec({ aggregates: { n: { op: "count" } } });
+    expect(routed(spec, [{ user: "a", ts: 1 }])).toEqual([[partitionFor("a", 8), ["a", 1]]]);
+  });
+});
+
+describe("routeEvents problems", () => {
+  it.each([
+    ["a missing key", { ts: 1, bytes: 1, latency: 1 }, "user"],
+    ["a boolean key", { ...good, user: true }, "user"],
+    ["an object key", { ...good, user: { id: 1 } }, "user"],
+    ["a null key", { ...good, user: null }, "user"],
+    ["an empty key", { ...good, user: "" }, "user"],
+    ["a key longer than the maximum", { ...good, user: "x".repeat(MAX_KEY + 1) }, "user"],
+    ["a missing time", { user: "a", bytes: 1, latency: 1 }, "ts"],
+    ["a time that is not a date", { ...good, ts: "yesterday" }, "ts"],
+    ["an ISO time without a zone", { ...good, ts: "2023-11-14T22:13:20" }, "ts"],
+    ["a date without a time", { ...good, ts: "2023-11-14" }, "ts"],
+    ["a numeric string time", { ...good, ts: "5000" }, "ts"],
+    ["a boolean time", { ...good, ts: false }, "ts"],
+    ["a missing numeric field", { user: "a", ts: 1, latency: 1 }, "bytes"],
+    ["a numeric field given as a string", { ...good, latency: "3" }, "latency"],
+    ["a null numeric field", { ...good, bytes: null }, "bytes"],
+  ])("rejects %s, naming the event's index and the field", (_what, bad, field) => {
+    const { problems, problemCount } = problemsOf([good, good, bad]);
+    expect(problemCount).toBe(1);
+    expect(problems).toEqual([{ index: 2, field, problem: expect.any(String) }]);
+  });
+
+  it.each([null, 5, "text", [1, 2]])("rejects the non-object event %j with an empty field name", (bad) => {
+    expect(problemsOf([bad, good]).problems).toEqual([{ index: 0, field: "", problem: "event must be a JSON object" }]);
+  });
+
+  it("describes key problems in words", () => {
+    const { problems } = problemsOf([{ ...good, user: "" }, { ...good, user: "x".repeat(9) }, { ...good, user: false }]);
+    expect(problems.map((p) => p.problem)).toEqual([
+      "key must not be empty",
+      `key longer than ${MAX_KEY} characters`,
+      "key must be a string or a finite number",
+    ]);
+  });
+
+  it("lists every problem of an event and of later events, in order", () => {
+    const { problems, problemCount } = problemsOf([good, { ts: "nope", bytes: "1" }, good, { ...good, latency: [] }]);
+    expect(problemCount).toBe(5);
+    expect(problems.map((p) => [p.index, p.field])).toEqual([
+      [1, "user"],
+      [1, "ts"],
+      [1, "bytes"],
+      [1, "latency"],
+      [3, "latency"],
+    ]);
+  });
+
+  it("caps the listed problems at 20 while counting them all", () => {
+    const events = Array.from({ length: 30 }, () => ({ ...good, user: "" }));
+    const { problems, problemCount } = problemsOf(events);
+    expect(problemCount).toBe(30);
+    expect(problems).toHaveLength(20);
+    expect(problems.map((p) => p.index)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+  });
+
+  it("gives an error envelope listing the problems", () => {
+    const err = fluxErrorOf(() => routeEvents(makeSpec(), [good, { ...good, user: "" }], RECEIVED_AT, MAX_KEY));
+    expect(err.toEnvelope()).toMatchInlineSnapshot(`
+      {
+        "error": {
+          "code": "INVALID_EVENT",
+          "details": {
+            "problemCount": 1,
+            "problems": [
+              {
+                "field": "user",
+                "index": 1,
+                "problem": "key must not be empty",
+              },
+            ],
+          },
+          "message": "1 problem(s) in the batch; nothing was applied",
+        },
+      }
+    `);
+  });
+});
