@@ -11,7 +11,7 @@ import { DataflowRecordSchema, type DataflowRecord } from "../shared/wire/routin
 const PREFIX = "dataflow:";
 
 /** Outcome of creating a dataflow. */
-export type PutDataflowResult =
+type PutDataflowResult =
   | { status: "created" | "unchanged"; record: DataflowRecord }
   | { status: "conflict"; record: DataflowRecord };
 

@@ -16,7 +16,7 @@ const intFromVar = (defaultValue: number, min: number, max: number) =>
  * Configuration vars (optional strings in `wrangler.toml` `[vars]`) with their defaults,
  * transformed into the camel-case {@link FluxConfig}.
  */
-export const FluxConfigSchema = z
+const FluxConfigSchema = z
   .object({
     /** Largest accepted request body, bytes. */
     FLUX_MAX_BODY_BYTES: intFromVar(1_048_576, 1, 100 * 1_048_576),

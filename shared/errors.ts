@@ -4,7 +4,7 @@
  */
 
 /** Error codes and how each maps onto HTTP. `retryable` tells clients whether resending can succeed. */
-export const ERROR_TABLE = {
+const ERROR_TABLE = {
   INVALID_REQUEST: { status: 400, retryable: false },
   INVALID_JSON: { status: 400, retryable: false },
   INVALID_EVENT: { status: 400, retryable: false },

@@ -20,7 +20,7 @@ export interface ReplicaState {
 }
 
 /** One emitted window result with its per-partition output sequence number. */
-export interface NumberedOutput {
+interface NumberedOutput {
   outputSeq: number;
   result: WindowResult;
 }

@@ -14,19 +14,17 @@ export const NameSchema = z
 const FieldNameSchema = z.string().min(1).max(128);
 
 /** One aggregate of a window: `count` takes no field, the others a numeric field. */
-export const AggregateSpecSchema = z.discriminatedUnion("op", [
+const AggregateSpecSchema = z.discriminatedUnion("op", [
   z.strictObject({ op: z.literal("count") }),
   z.strictObject({ op: z.enum(["sum", "min", "max", "avg"]), field: FieldNameSchema }),
 ]);
-export type AggregateSpec = z.infer<typeof AggregateSpecSchema>;
 
 /** Tumbling event-time windows of `sizeMs`, closed once the watermark passes their end plus lateness. */
-export const WindowSpecSchema = z.strictObject({
+const WindowSpecSchema = z.strictObject({
   kind: z.literal("tumbling"),
   sizeMs: z.number().int().min(1).max(366 * 86_400_000),
   allowedLatenessMs: z.number().int().min(0).max(366 * 86_400_000).default(0),
 });
-export type WindowSpec = z.infer<typeof WindowSpecSchema>;
 
 /** A whole dataflow: stream → keyBy(key) → window → aggregates, over P partitions and R replicas. */
 export const DataflowSpecSchema = z.strictObject({

@@ -16,7 +16,7 @@ export const ProducerHeadersSchema = z.object({
 });
 
 /** What one partition of one dataflow did with the batch. */
-export const PartitionAckSchema = z.object({
+const PartitionAckSchema = z.object({
   partition: z.number().int(),
   lsn: z.number().int(),
   replicated: z.boolean(),
@@ -24,7 +24,7 @@ export const PartitionAckSchema = z.object({
 });
 
 /** `200` body of `POST /v1/streams/{stream}/events`. */
-export const IngestResponseSchema = z.object({
+const IngestResponseSchema = z.object({
   stream: z.string(),
   producer: z.string(),
   seq: z.number().int(),

@@ -45,14 +45,13 @@ export const LogEntrySchema = z.object({
 export type LogEntry = z.infer<typeof LogEntrySchema>;
 
 /** Per producer: highest applied seq and the applied seqs inside the dedup window, ascending. */
-export const ProducerWindowSchema = z.object({
+const ProducerWindowSchema = z.object({
   high: z.number().int(),
   applied: z.array(z.number().int()),
 });
-export type ProducerWindow = z.infer<typeof ProducerWindowSchema>;
 
 /** Dedup state: producer id → window. */
-export const DedupStateSchema = z.record(z.string(), ProducerWindowSchema);
+const DedupStateSchema = z.record(z.string(), ProducerWindowSchema);
 export type DedupState = z.infer<typeof DedupStateSchema>;
 
 const AccumulatorSchema = z.object({
@@ -63,7 +62,7 @@ const AccumulatorSchema = z.object({
 });
 
 /** State of the tumbling-window operator: open windows by start (ms) then key. */
-export const TumblingWindowStateSchema = z.object({
+const TumblingWindowStateSchema = z.object({
   maxTimeMs: z.number().nullable(),
   lateRecords: z.number().int().min(0),
   open: z.record(z.string(), z.record(z.string(), AccumulatorSchema)),

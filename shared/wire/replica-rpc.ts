@@ -8,7 +8,7 @@ import { DataflowSpecSchema } from "./dataflow-spec.ts";
 import { LogEntrySchema, RoleSchema } from "./persisted.ts";
 
 /** Sent by the coordinator to (re)configure a replica for an epoch. Idempotent. */
-export const InitReplicaSchema = z.object({
+const InitReplicaSchema = z.object({
   name: z.string(),
   dataflowId: z.string(),
   partition: z.number().int().min(0),
@@ -20,7 +20,7 @@ export const InitReplicaSchema = z.object({
 export type InitReplica = z.infer<typeof InitReplicaSchema>;
 
 /** A partition's sub-batch sent to the primary, which assigns it an LSN. */
-export const ApplyBatchSchema = z.object({
+const ApplyBatchSchema = z.object({
   epoch: z.number().int().min(1),
   producer: z.string(),
   seq: z.number().int().min(1),
@@ -29,7 +29,7 @@ export const ApplyBatchSchema = z.object({
 export type ApplyBatch = z.infer<typeof ApplyBatchSchema>;
 
 /** Log entries sent to the standby, which must end up holding every LSN up to `upToLsn`. */
-export const ReplicateSchema = z.object({
+const ReplicateSchema = z.object({
   epoch: z.number().int().min(1),
   entries: z.array(LogEntrySchema),
   upToLsn: z.number().int().min(0),
@@ -37,14 +37,14 @@ export const ReplicateSchema = z.object({
 export type Replicate = z.infer<typeof ReplicateSchema>;
 
 /** Tells the primary that its standby holds every LSN up to `lsn`. */
-export const AckStandbySchema = z.object({
+const AckStandbySchema = z.object({
   epoch: z.number().int().min(1),
   lsn: z.number().int().min(0),
 });
 export type AckStandby = z.infer<typeof AckStandbySchema>;
 
 /** Refusals every replica call may answer with instead of doing the work. */
-export const RefusalSchema = z.discriminatedUnion("status", [
+const RefusalSchema = z.discriminatedUnion("status", [
   /** The caller's epoch is older than the replica's: refresh routing. */
   z.object({ status: z.literal("stale"), epoch: z.number().int() }),
   /** The caller's epoch is newer than the replica has been told about: it is not ready. */
@@ -55,7 +55,7 @@ export const RefusalSchema = z.discriminatedUnion("status", [
 export type Refusal = z.infer<typeof RefusalSchema>;
 
 /** The primary's answer to {@link ApplyBatch}. */
-export const ApplyBatchReplySchema = z.union([
+const ApplyBatchReplySchema = z.union([
   z.object({ status: z.literal("applied"), lsn: z.number().int() }),
   /** Already logged here; `lsn` is the primary's current LSN, which covers it. */
   z.object({ status: z.literal("duplicate"), lsn: z.number().int() }),
@@ -66,7 +66,7 @@ export const ApplyBatchReplySchema = z.union([
 export type ApplyBatchReply = z.infer<typeof ApplyBatchReplySchema>;
 
 /** The standby's answer to {@link Replicate}: `ok` when it holds `upToLsn`, else `gap` with what it holds. */
-export const ReplicateReplySchema = z.union([
+const ReplicateReplySchema = z.union([
   z.object({ status: z.literal("ok"), lsn: z.number().int() }),
   z.object({ status: z.literal("gap"), lsn: z.number().int() }),
   RefusalSchema,
@@ -74,14 +74,14 @@ export const ReplicateReplySchema = z.union([
 export type ReplicateReply = z.infer<typeof ReplicateReplySchema>;
 
 /** The primary's answer to {@link AckStandby}: its stable LSN afterwards. */
-export const AckStandbyReplySchema = z.union([
+const AckStandbyReplySchema = z.union([
   z.object({ status: z.literal("ok"), appliedLsn: z.number().int() }),
   RefusalSchema,
 ]);
 export type AckStandbyReply = z.infer<typeof AckStandbyReplySchema>;
 
 /** A replica's progress, for status pages. */
-export const ReplicaStatusSchema = z.object({
+const ReplicaStatusSchema = z.object({
   name: z.string(),
   role: RoleSchema.nullable(),
   epoch: z.number().int(),

@@ -3,10 +3,10 @@ import { z } from "zod";
 import { DataflowSpecSchema } from "./dataflow-spec.ts";
 
 /** Health of a partition as the coordinator sees it. */
-export const PartitionStatusSchema = z.enum(["healthy", "degraded", "recovering", "unavailable"]);
+const PartitionStatusSchema = z.enum(["healthy", "degraded", "recovering", "unavailable"]);
 
 /** Routing for one partition: which replica is primary, which standby, in which epoch. */
-export const PartitionRouteSchema = z.object({
+const PartitionRouteSchema = z.object({
   partition: z.number().int().min(0),
   epoch: z.number().int().min(1),
   primary: z.string(),

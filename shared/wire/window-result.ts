@@ -12,5 +12,5 @@ export const WindowResultSchema = z.object({
 export type WindowResult = z.infer<typeof WindowResultSchema>;
 
 /** What routers send replicas for a windowed dataflow: `[key, timeMs, ...numeric field values]`. */
-export const WindowRecordSchema = z.tuple([z.string(), z.number()], z.number());
+const WindowRecordSchema = z.tuple([z.string(), z.number()], z.number());
 export type WindowRecord = z.infer<typeof WindowRecordSchema>;

@@ -1,7 +1,7 @@
 /** Helpers for calling the Worker through `exports.default.fetch` in workerd tests. */
 import { exports } from "cloudflare:workers";
 
-export const TOKEN = "test-token";
+const TOKEN = "test-token";
 
 /** Calls the Worker with the test bearer token unless `headers.authorization` is given. */
 export async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
