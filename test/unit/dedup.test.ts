@@ -1,17 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { rng } from "../helpers/rng.ts";
 import { judgeSeq, recordSeq } from "../../shared/dedup.ts";
 import type { DedupState } from "../../shared/wire/persisted.ts";
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const mulberry32 = (seed: number): (() => number) => rng(seed).next;
 
 function shuffle<T>(items: T[], rng: () => number): T[] {
   for (let i = items.length - 1; i > 0; i--) {

@@ -1,17 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { FluxError } from "../../shared/errors.ts";
+import { fluxErrorOf } from "../helpers/flux-error.ts";
 import { isNdjson, parseEventsBody } from "../../shared/ingest/parse-body.ts";
 
-/** Runs `fn` and returns the FluxError it throws; fails if it throws nothing or something else. */
-function fluxErrorOf(fn: () => unknown): FluxError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof FluxError) return err;
-    throw err;
-  }
-  throw new Error("expected a FluxError, nothing was thrown");
-}
 
 describe("parseEventsBody as JSON", () => {
   it("returns the elements of a JSON array in order", () => {

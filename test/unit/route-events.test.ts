@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FluxError } from "../../shared/errors.ts";
+import { fluxErrorOf } from "../helpers/flux-error.ts";
 import { routeEvents, type EventProblem } from "../../shared/ingest/route-events.ts";
 import { partitionFor } from "../../shared/partitioner.ts";
 import { DataflowSpecSchema, type DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
@@ -21,15 +21,6 @@ function makeSpec(overrides: Record<string, unknown> = {}): DataflowSpec {
   });
 }
 
-function fluxErrorOf(fn: () => unknown): FluxError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof FluxError) return err;
-    throw err;
-  }
-  throw new Error("expected a FluxError, nothing was thrown");
-}
 
 /** The problems listed by the INVALID_EVENT error that routing `events` throws. */
 function problemsOf(events: unknown[], spec = makeSpec()): { problems: EventProblem[]; problemCount: number } {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { rng } from "../helpers/rng.ts";
 import { tumblingWindow } from "../../shared/operators/tumbling-window.ts";
 import type { DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
 import type { TumblingWindowState } from "../../shared/wire/persisted.ts";
@@ -30,16 +31,7 @@ function run(spec: Spec, batches: readonly (readonly WindowRecord[])[], state?: 
   return { op, state: s, outputs };
 }
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const mulberry32 = (seed: number): (() => number) => rng(seed).next;
 
 /** Record-at-a-time reference: raw value lists per (start, key), closing after every record. */
 function reference(spec: Spec, records: readonly WindowRecord[]) {
