@@ -1,41 +1,55 @@
 /**
- * The coordinator: the single object that stores dataflow specs and routing tables
- * (DESIGN.md §4). It configures replicas when a dataflow is created; routers read routing
- * from it and cache it. Fail-over decisions arrive with the monitor (issue 3).
+ * The coordinator: the single object holding dataflow specs and routing tables, and the
+ * alarm-driven monitor (DESIGN.md §4). Every heartbeat it probes all replicas and acts:
+ * takeover, degrade, recovery, reconciliation, all decided in `shared/monitor`. The
+ * alarm re-arms first, so a tick that throws is simply retried by the next one.
  */
 import { DurableObject } from "cloudflare:workers";
-import { isSameSpec, planDataflow, replicaInits } from "../shared/plan-dataflow.ts";
+import { parseFluxConfig, type FluxConfig } from "../shared/config.ts";
+import { desiredConfigs } from "../shared/monitor/desired-config.ts";
+import { runMonitorTick } from "../shared/monitor/run-monitor-tick.ts";
+import { isSameSpec, planDataflow } from "../shared/plan-dataflow.ts";
 import type { DataflowSpec } from "../shared/wire/dataflow-spec.ts";
-import { DataflowRecordSchema, type DataflowRecord } from "../shared/wire/routing.ts";
+import { DataflowRecordSchema, HealthMapSchema, type DataflowRecord, type HealthMap } from "../shared/wire/routing.ts";
+import { monitorPort } from "./replica-client.ts";
 
-const PREFIX = "dataflow:";
+const DATAFLOW = "dataflow:";
+const HEALTH = "health:";
 
 /** Outcome of creating a dataflow. */
-type PutDataflowResult =
-  | { status: "created" | "unchanged"; record: DataflowRecord }
-  | { status: "conflict"; record: DataflowRecord };
+type PutDataflowResult = { status: "created" | "unchanged" | "conflict"; record: DataflowRecord };
 
 export class Coordinator extends DurableObject<Env> {
+  readonly #config: FluxConfig = parseFluxConfig(this.env);
+  /** Serialises writers (creation and monitor ticks) across their awaits. */
+  #lock: Promise<unknown> = Promise.resolve();
+
   /**
-   * Creates a dataflow, or confirms an identical one. A different spec under an existing
+   * Creates a dataflow, or confirms an identical one; a different spec under an existing
    * id is a conflict. Re-sending the same spec finishes a creation that was interrupted.
    */
   async putDataflow(id: string, spec: DataflowSpec): Promise<PutDataflowResult> {
-    const existing = this.#read(id);
-    if (existing && !isSameSpec(existing.spec, spec)) return { status: "conflict", record: existing };
-    const record = existing ?? planDataflow(id, spec, Date.now());
-    if (!existing) this.ctx.storage.kv.put(PREFIX + id, record);
-    if (!record.ready) {
-      await Promise.all(
-        replicaInits(record).map(async (init) => {
-          const reply = await this.env.PARTITION_REPLICA.getByName(init.name).init(init);
-          if (reply.status !== "ok") throw new Error(`replica ${init.name} refused init: ${JSON.stringify(reply)}`);
-        }),
-      );
-      record.ready = true;
-      this.ctx.storage.kv.put(PREFIX + id, record);
-    }
-    return { status: existing?.ready ? "unchanged" : "created", record };
+    return this.#exclusive(async () => {
+      const existing = this.#read(id);
+      if (existing && !isSameSpec(existing.spec, spec)) return { status: "conflict", record: existing };
+      const record = existing ?? planDataflow(id, spec, Date.now(), this.#config.locationHints);
+      if (!existing) this.ctx.storage.kv.put(DATAFLOW + id, record);
+      if (!record.ready) {
+        const port = this.#port(record);
+        await Promise.all(
+          record.routes.flatMap((route) =>
+            desiredConfigs(record, route).map(async (init) => {
+              const reply = await port.configure(init.name, init);
+              if (reply.status !== "ok") throw new Error(`replica ${init.name} refused its configuration: ${reply.status}`);
+            }),
+          ),
+        );
+        record.ready = true;
+        this.ctx.storage.kv.put(DATAFLOW + id, record);
+        await this.#armAlarm(Date.now() + this.#config.heartbeatMs);
+      }
+      return { status: existing?.ready ? "unchanged" : "created", record };
+    });
   }
 
   async getDataflow(id: string): Promise<DataflowRecord | null> {
@@ -43,15 +57,60 @@ export class Coordinator extends DurableObject<Env> {
   }
 
   async listDataflows(): Promise<DataflowRecord[]> {
-    const records: DataflowRecord[] = [];
-    for (const [, value] of this.ctx.storage.kv.list({ prefix: PREFIX })) {
-      records.push(DataflowRecordSchema.parse(value));
-    }
-    return records;
+    return [...this.ctx.storage.kv.list({ prefix: DATAFLOW })].map(([, value]) => DataflowRecordSchema.parse(value));
+  }
+
+  /** Per replica, what the monitor last saw. */
+  async health(id: string): Promise<HealthMap> {
+    return this.#health(id);
+  }
+
+  /** A router saw a replica time out or fail: probe at once instead of at the next heartbeat. */
+  async reportFailure(): Promise<void> {
+    await this.#armAlarm(Date.now());
+  }
+
+  override async alarm(): Promise<void> {
+    // Re-arm first: alarms are retried and may be delivered twice; a tick is idempotent.
+    await this.ctx.storage.setAlarm(Date.now() + this.#config.heartbeatMs);
+    await this.#exclusive(async () => {
+      const records = (await this.listDataflows()).map((record) => ({ record, health: this.#health(record.id) }));
+      if (records.length === 0) return;
+      const hints = new Map(records.flatMap(({ record }) => record.routes.flatMap((r) => Object.entries(r.hints))));
+      const port = monitorPort(this.env, this.#config.probeTimeoutMs, this.#config.replicaTimeoutMs, (name) => hints.get(name));
+      const store = {
+        save: async (record: DataflowRecord, health: HealthMap) => {
+          this.ctx.storage.kv.put(DATAFLOW + record.id, record);
+          this.ctx.storage.kv.put(HEALTH + record.id, health);
+        },
+      };
+      await runMonitorTick(port, store, records, Date.now(), this.#config);
+    });
   }
 
   #read(id: string): DataflowRecord | null {
-    const value = this.ctx.storage.kv.get(PREFIX + id);
+    const value = this.ctx.storage.kv.get(DATAFLOW + id);
     return value === undefined ? null : DataflowRecordSchema.parse(value);
+  }
+
+  #health(id: string): HealthMap {
+    return HealthMapSchema.parse(this.ctx.storage.kv.get(HEALTH + id) ?? {});
+  }
+
+  #port(record: DataflowRecord) {
+    const hints = new Map(record.routes.flatMap((r) => Object.entries(r.hints)));
+    return monitorPort(this.env, this.#config.probeTimeoutMs, this.#config.replicaTimeoutMs, (name) => hints.get(name));
+  }
+
+  /** Sets the alarm to `atMs` unless one is already due sooner. */
+  async #armAlarm(atMs: number): Promise<void> {
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > atMs) await this.ctx.storage.setAlarm(atMs);
+  }
+
+  #exclusive<T>(run: () => Promise<T>): Promise<T> {
+    const next = this.#lock.then(run, run);
+    this.#lock = next.catch(() => undefined);
+    return next;
   }
 }

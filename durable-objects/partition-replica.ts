@@ -1,49 +1,110 @@
 /**
  * One replica of one dataflow partition: a thin Durable Object shell around
  * `ReplicaHost` (shared/replica), which steps the pure state machine and persists every
- * step's effects in one SQLite transaction before the reply leaves the object.
+ * step's effects in one SQLite transaction before the reply leaves the object. SQLite
+ * calls are synchronous, so each step runs to completion without interleaving.
  */
 import { DurableObject } from "cloudflare:workers";
 import { parseFluxConfig } from "../shared/config.ts";
 import type { ResultFilter } from "../shared/operators/tumbling-window.ts";
 import { ReplicaHost } from "../shared/replica/replica-host.ts";
-import type { AckStandby, ApplyBatch, InitReplica, Replicate } from "../shared/wire/replica-rpc.ts";
+import { acceptOutputs, acceptSeedChunk, finishSeed, SeedSource } from "../shared/replica/replica-seeding.ts";
+import { SLOW_FAULT_DELAY_MS, type FaultKind } from "../shared/wire/admin.ts";
+import type { AckStandby, ApplyBatch, FinishSeed, InitReplica, NumberedOutput, Replicate } from "../shared/wire/replica-rpc.ts";
 import { SqlReplicaStorage } from "./sql-replica-storage.ts";
 
+type ActiveFault = Exclude<FaultKind, "wipe" | "heal">;
+
 export class PartitionReplica extends DurableObject<Env> {
-  // SQLite calls are synchronous, so each method runs to completion without interleaving.
   readonly #host: ReplicaHost;
+  readonly #seeds: SeedSource;
+  readonly #faultsEnabled: boolean;
+  #fault: ActiveFault | null;
+  #heal = deferred();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.#host = new ReplicaHost(new SqlReplicaStorage(ctx.storage), parseFluxConfig(env));
+    const config = parseFluxConfig(env);
+    this.#host = new ReplicaHost(new SqlReplicaStorage(ctx.storage), config);
+    this.#seeds = new SeedSource(config.seedChunkChars);
+    this.#faultsEnabled = config.enableFaults;
+    // An injected crash or hang outlives eviction, as a real outage would.
+    this.#fault = this.#faultsEnabled ? (ctx.storage.kv.get<ActiveFault>("fault") ?? null) : null;
   }
 
   async init(msg: InitReplica) {
-    return this.#host.init(msg);
+    return this.#gate(() => this.#host.init(msg));
   }
-
   async applyBatch(msg: ApplyBatch) {
-    return this.#host.applyBatch(msg);
+    return this.#gate(() => this.#host.applyBatch(msg));
   }
-
   async replicate(msg: Replicate) {
-    return this.#host.replicate(msg);
+    return this.#gate(() => this.#host.replicate(msg));
   }
-
   async ackStandby(msg: AckStandby) {
-    return this.#host.ackStandby(msg);
+    return this.#gate(() => this.#host.ackStandby(msg));
   }
-
   async readLog(epoch: number, fromLsn: number, toLsn: number) {
-    return this.#host.readLog(epoch, fromLsn, toLsn);
+    return this.#gate(() => this.#host.readLog(epoch, fromLsn, toLsn));
   }
-
   async readResults(epoch: number, filter: ResultFilter) {
-    return this.#host.readResults(epoch, filter);
+    return this.#gate(() => this.#host.readResults(epoch, filter));
+  }
+  async status() {
+    return this.#gate(() => this.#host.status());
+  }
+  async beginSeed(epoch: number) {
+    return this.#gate(() => this.#seeds.begin(this.#host, epoch));
+  }
+  async readSeedChunk(epoch: number, id: string, index: number) {
+    return this.#gate(() => this.#seeds.chunk(this.#host, epoch, id, index));
+  }
+  async readOutputPage(epoch: number, afterSeq: number, limit: number) {
+    return this.#gate(() => this.#host.readOutputPage(epoch, afterSeq, limit));
+  }
+  async acceptSeedChunk(id: string, index: number, body: string) {
+    return this.#gate(() => acceptSeedChunk(this.#host, id, index, body));
+  }
+  async acceptOutputs(outputs: NumberedOutput[]) {
+    return this.#gate(() => acceptOutputs(this.#host, outputs));
+  }
+  async finishSeed(msg: FinishSeed) {
+    return this.#gate(() => finishSeed(this.#host, msg));
   }
 
-  async status() {
-    return this.#host.status();
+  /** Injects a fault (admin endpoint, only when FLUX_ENABLE_FAULTS is "true"). */
+  async injectFault(kind: FaultKind): Promise<{ status: "ok"; fault: ActiveFault | null } | { status: "disabled" }> {
+    if (!this.#faultsEnabled) return { status: "disabled" };
+    if (kind === "wipe") {
+      this.#host.storage.wipe();
+      this.#host.forget();
+    } else if (kind === "heal") {
+      this.#fault = null;
+      this.#heal.resolve();
+      this.#heal = deferred();
+    } else {
+      this.#fault = kind;
+      if (kind === "crash") this.#host.forget();
+    }
+    this.ctx.storage.kv.put("fault", this.#fault);
+    return { status: "ok", fault: this.#fault };
   }
+
+  /** Applies an injected fault before the call; a no-op unless one was injected. */
+  async #gate<T>(run: () => T): Promise<T> {
+    if (this.#fault === "crash") throw new Error(`replica ${this.ctx.id.name ?? "?"} is down (injected crash)`);
+    if (this.#fault === "hang") {
+      await this.#heal.promise;
+      throw new Error("call abandoned: the replica hung (injected) and was healed since");
+    }
+    if (this.#fault === "slow") await new Promise((resolve) => setTimeout(resolve, SLOW_FAULT_DELAY_MS));
+    return run();
+  }
+}
+
+/** A promise with its resolve function (Promise.withResolvers is newer than our ES2022 lib). */
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve = () => {};
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
 }

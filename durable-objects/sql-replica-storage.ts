@@ -7,6 +7,7 @@ import { CheckpointSchema, LogEntrySchema, ReplicaMetaSchema, type LogEntry, typ
 import { WindowResultSchema, type WindowResult } from "../shared/wire/window-result.ts";
 import type { ReplicaEffects } from "../shared/replica/replica-state.ts";
 import type { ReplicaStorage } from "../shared/replica/replica-storage.ts";
+import type { NumberedOutput } from "../shared/wire/replica-rpc.ts";
 import type { ResultFilter } from "../shared/operators/tumbling-window.ts";
 
 /** SQLite stores at most 2 MB per value; checkpoints are split below that. */
@@ -18,6 +19,7 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS checkpoint (chunk INTEGER PRIMARY KEY, lsn INTEGER NOT NULL, body TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS outputs (output_seq INTEGER PRIMARY KEY, key TEXT NOT NULL, window_start INTEGER NOT NULL, body TEXT NOT NULL);
   CREATE INDEX IF NOT EXISTS outputs_by_key ON outputs (key, window_start);
+  CREATE TABLE IF NOT EXISTS seed_chunks (snapshot_id TEXT NOT NULL, idx INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (snapshot_id, idx));
 `;
 
 /** The SQLite implementation of {@link ReplicaStorage}. */
@@ -73,6 +75,58 @@ export class SqlReplicaStorage implements ReplicaStorage {
       .map((row) => WindowResultSchema.parse(JSON.parse(row.body)));
   }
 
+  readOutputPage(afterSeq: number, limit: number): NumberedOutput[] {
+    return this.#storage.sql
+      .exec<{ output_seq: number; body: string }>("SELECT output_seq, body FROM outputs WHERE output_seq > ? ORDER BY output_seq LIMIT ?", afterSeq, limit)
+      .toArray()
+      .map((row) => ({ outputSeq: row.output_seq, result: WindowResultSchema.parse(JSON.parse(row.body)) }));
+  }
+
+  stageSeedChunk(snapshotId: string, index: number, body: string): void {
+    this.#storage.sql.exec("INSERT OR REPLACE INTO seed_chunks (snapshot_id, idx, body) VALUES (?, ?, ?)", snapshotId, index, body);
+  }
+
+  stageOutputs(outputs: readonly NumberedOutput[]): void {
+    this.#storage.transactionSync(() => {
+      for (const o of outputs) this.#insertOutput(o, "INSERT OR REPLACE");
+    });
+  }
+
+  readStagedSeed(snapshotId: string, chunks: number): { body: string } | { missing: number } {
+    const rows = this.#storage.sql
+      .exec<{ idx: number; body: string }>("SELECT idx, body FROM seed_chunks WHERE snapshot_id = ? ORDER BY idx", snapshotId)
+      .toArray();
+    for (let i = 0; i < chunks; i++) if (rows[i]?.idx !== i) return { missing: i };
+    return { body: rows.slice(0, chunks).map((r) => r.body).join("") };
+  }
+
+  countOutputs(): number {
+    return this.#storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM outputs").one().n;
+  }
+
+  installSeed(meta: ReplicaMeta, checkpointBody: string): void {
+    this.#storage.transactionSync(() => {
+      this.persist(meta, { log: [], outputs: [], checkpoint: { lsn: meta.checkpointLsn, body: checkpointBody } });
+      this.#storage.sql.exec("DELETE FROM seed_chunks");
+    });
+  }
+
+  wipe(): void {
+    this.#storage.transactionSync(() => {
+      for (const table of ["meta", "log", "checkpoint", "outputs", "seed_chunks"]) this.#storage.sql.exec(`DELETE FROM ${table}`);
+    });
+  }
+
+  #insertOutput({ outputSeq, result }: NumberedOutput, verb: "INSERT" | "INSERT OR REPLACE"): void {
+    this.#storage.sql.exec(
+      `${verb} INTO outputs (output_seq, key, window_start, body) VALUES (?, ?, ?, ?)`,
+      outputSeq,
+      result.key,
+      result.windowStartMs,
+      JSON.stringify(result),
+    );
+  }
+
   /** Writes meta and a step's effects atomically. */
   persist(meta: ReplicaMeta, effects: ReplicaEffects): void {
     const sql = this.#storage.sql;
@@ -81,15 +135,7 @@ export class SqlReplicaStorage implements ReplicaStorage {
       for (const e of effects.log) {
         sql.exec("INSERT OR REPLACE INTO log (lsn, producer, seq, records) VALUES (?, ?, ?, ?)", e.lsn, e.producer, e.seq, e.records);
       }
-      for (const { outputSeq, result } of effects.outputs) {
-        sql.exec(
-          "INSERT INTO outputs (output_seq, key, window_start, body) VALUES (?, ?, ?, ?)",
-          outputSeq,
-          result.key,
-          result.windowStartMs,
-          JSON.stringify(result),
-        );
-      }
+      for (const output of effects.outputs) this.#insertOutput(output, "INSERT");
       if (effects.checkpoint) {
         const { lsn, body } = effects.checkpoint;
         sql.exec("DELETE FROM checkpoint");

@@ -10,6 +10,7 @@ import { RoutingCache } from "../shared/router/routing-cache.ts";
 import type { AppEnv } from "./app-env.ts";
 import { requireBearer } from "./auth.ts";
 import { errorResponse, onError, onNotFound } from "./http-errors.ts";
+import { adminRoutes } from "./routes/admin.ts";
 import { dataflowRoutes } from "./routes/dataflows.ts";
 import { eventsRoutes } from "./routes/events.ts";
 import { resultsRoutes } from "./routes/results.ts";
@@ -23,7 +24,6 @@ export function createApp(): Hono<AppEnv> {
   app.notFound(onNotFound);
   app.get("/", (c) => c.json({ name: "flux-on-workers", api: "/v1", docs: "see README.md" }));
 
-  app.use("/v1/*", requireBearer("FLUX_API_TOKEN", (env) => env.FLUX_API_TOKEN));
   app.use("/v1/*", async (c, next) => {
     if (!cache) {
       const config = parseFluxConfig(c.env);
@@ -33,6 +33,9 @@ export function createApp(): Hono<AppEnv> {
     c.set("routingCache", cache.routing);
     await next();
   });
+  // Admin routes carry their own token (FLUX_ADMIN_TOKEN) and exist only when enabled.
+  const apiAuth = requireBearer("FLUX_API_TOKEN", (env) => env.FLUX_API_TOKEN);
+  app.use("/v1/*", (c, next) => (c.req.path.startsWith("/v1/admin/") ? next() : apiAuth(c, next)));
   app.use("/v1/*", (c, next) =>
     bodyLimit({
       maxSize: c.var.config.maxBodyBytes,
@@ -50,5 +53,6 @@ export function createApp(): Hono<AppEnv> {
   app.route("/v1/dataflows", resultsRoutes);
   app.route("/v1/streams", eventsRoutes);
   app.route("/v1/status", statusRoutes);
+  app.route("/v1/admin", adminRoutes);
   return app;
 }

@@ -6,9 +6,10 @@
 import type { MiddlewareHandler } from "hono";
 import { timingSafeEqual } from "hono/utils/buffer";
 import { FluxError } from "../shared/errors.ts";
+import type { AppEnv } from "./app-env.ts";
 
 /** Middleware that requires `Authorization: Bearer <token>` matching `expected(env)`. */
-export function requireBearer(secretName: string, expected: (env: Env) => string | undefined): MiddlewareHandler<{ Bindings: Env }> {
+export function requireBearer(secretName: string, expected: (env: Env) => string | undefined): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const token = expected(c.env);
     if (token === undefined || token === "") {

@@ -1,34 +1,55 @@
 /**
- * How Worker routes reach the Durable Objects: the coordinator stub, a `ReplicaPort`
- * over replica stubs, and routing lookups through the per-isolate cache.
+ * How Worker routes reach the Durable Objects: the coordinator (failures become a
+ * retryable 503, never a 500), replicas with deadlines, and routing through the
+ * per-isolate cache. While the coordinator is down, cached routing keeps ingest going.
  */
+import { replicaPort as replicaPortWithDeadline } from "../durable-objects/replica-client.ts";
+import type { FluxConfig } from "../shared/config.ts";
+import { FluxError } from "../shared/errors.ts";
 import { COORDINATOR_NAME } from "../shared/names.ts";
-import type { ReplicaPort } from "../shared/router/write-partition.ts";
 import type { RoutingCache } from "../shared/router/routing-cache.ts";
+import type { ReplicaPort } from "../shared/router/write-partition.ts";
 import type { DataflowRecord } from "../shared/wire/routing.ts";
 
-/** The coordinator's stub. */
-export function coordinator(env: Env): DurableObjectStub<import("../durable-objects/coordinator.ts").Coordinator> {
+/** Calls the coordinator; if it cannot answer, a retryable 503. */
+export async function askCoordinator<T>(env: Env, run: (coordinator: ReturnType<typeof coordinatorStub>) => Promise<T>): Promise<T> {
+  try {
+    return await run(coordinatorStub(env));
+  } catch (err) {
+    throw new FluxError("UNAVAILABLE", `the coordinator did not answer: ${err instanceof Error ? err.message : String(err)}`, undefined, { cause: err });
+  }
+}
+
+function coordinatorStub(env: Env) {
   return env.COORDINATOR.getByName(COORDINATOR_NAME);
 }
 
-/** Replica RPCs by replica name. */
-export function replicaPort(env: Env): ReplicaPort {
-  const stub = (name: string) => env.PARTITION_REPLICA.getByName(name);
-  return {
-    applyBatch: (name, msg) => stub(name).applyBatch(msg),
-    replicate: (name, msg) => stub(name).replicate(msg),
-    ackStandby: (name, msg) => stub(name).ackStandby(msg),
-    readLog: (name, epoch, fromLsn, toLsn) => stub(name).readLog(epoch, fromLsn, toLsn),
-  };
+/** Replica RPCs bounded by the configured replica timeout. */
+export function replicaPort(env: Env, config: FluxConfig): ReplicaPort {
+  return replicaPortWithDeadline(env, config.replicaTimeoutMs);
 }
 
-/** Ready dataflows reading `stream`, from the cache unless `fresh` or expired. */
+/** Tells the monitor a replica call failed, so it probes now; never fails the request. */
+export function reportFailure(env: Env, waitUntil: (promise: Promise<unknown>) => void): void {
+  waitUntil(coordinatorStub(env).reportFailure().catch(() => undefined));
+}
+
+/**
+ * Ready dataflows reading `stream`, from the cache unless `fresh` or expired. If the
+ * coordinator cannot answer, stale cached routing is used rather than failing.
+ */
 export async function dataflowsForStream(env: Env, cache: RoutingCache, stream: string, fresh: boolean): Promise<DataflowRecord[]> {
   const now = Date.now();
   const cached = fresh ? undefined : cache.get(stream, now);
   if (cached) return cached;
-  const all = await coordinator(env).listDataflows();
+  let all: DataflowRecord[];
+  try {
+    all = await coordinatorStub(env).listDataflows();
+  } catch (err) {
+    const stale = cache.get(stream, Number.NEGATIVE_INFINITY);
+    if (stale) return stale;
+    throw new FluxError("UNAVAILABLE", `the coordinator did not answer: ${err instanceof Error ? err.message : String(err)}`, undefined, { cause: err });
+  }
   const records = all.filter((record) => record.ready && record.spec.stream === stream);
   cache.set(stream, records, now);
   return records;

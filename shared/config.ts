@@ -12,6 +12,10 @@ const intFromVar = (defaultValue: number, min: number, max: number) =>
     .optional()
     .transform((value) => value ?? defaultValue);
 
+/** Durable Object location hints the platform accepts. */
+const LOCATION_HINTS = ["wnam", "enam", "sam", "weur", "eeur", "apac", "apac-ne", "apac-se", "oc", "afr", "me"] as const;
+export type LocationHint = (typeof LOCATION_HINTS)[number];
+
 /**
  * Configuration vars (optional strings in `wrangler.toml` `[vars]`) with their defaults,
  * transformed into the camel-case {@link FluxConfig}.
@@ -30,6 +34,24 @@ const FluxConfigSchema = z
     FLUX_ROUTING_CACHE_MS: intFromVar(1000, 0, 3_600_000),
     /** Longest key, characters. */
     FLUX_MAX_KEY_LENGTH: intFromVar(256, 1, 65_536),
+    /** The monitor probes every replica this often, ms. */
+    FLUX_HEARTBEAT_MS: intFromVar(500, 10, 86_400_000),
+    /** A probe not answered within this is a miss, ms. */
+    FLUX_PROBE_TIMEOUT_MS: intFromVar(250, 1, 60_000),
+    /** Consecutive missed probes before a replica is declared failed. */
+    FLUX_FAIL_AFTER_MISSES: intFromVar(2, 1, 100),
+    /** A router gives up on a replica call after this, ms, reports it and answers 503. */
+    FLUX_REPLICA_TIMEOUT_MS: intFromVar(1000, 1, 60_000),
+    /** Largest snapshot chunk copied to a fresh replica, characters. */
+    FLUX_SEED_CHUNK_CHARS: intFromVar(1_000_000, 1_000, 16_000_000),
+    /** Comma-separated location hints for replicas (e.g. "wnam,enam,weur"); a fresh replica avoids its survivor's. */
+    FLUX_LOCATION_HINTS: z
+      .string()
+      .optional()
+      .transform((value) => (value ?? "").split(",").map((hint) => hint.trim()).filter((hint) => hint !== ""))
+      .pipe(z.array(z.enum(LOCATION_HINTS))),
+    /** "true" enables the fault-injection admin endpoint (tests and demos only). */
+    FLUX_ENABLE_FAULTS: z.enum(["true", "false"]).optional().transform((value) => value === "true"),
   })
   .transform((vars) => ({
     maxBodyBytes: vars.FLUX_MAX_BODY_BYTES,
@@ -38,6 +60,13 @@ const FluxConfigSchema = z
     checkpointEvery: vars.FLUX_CHECKPOINT_EVERY,
     routingCacheMs: vars.FLUX_ROUTING_CACHE_MS,
     maxKeyLength: vars.FLUX_MAX_KEY_LENGTH,
+    heartbeatMs: vars.FLUX_HEARTBEAT_MS,
+    probeTimeoutMs: vars.FLUX_PROBE_TIMEOUT_MS,
+    failAfterMisses: vars.FLUX_FAIL_AFTER_MISSES,
+    replicaTimeoutMs: vars.FLUX_REPLICA_TIMEOUT_MS,
+    seedChunkChars: vars.FLUX_SEED_CHUNK_CHARS,
+    locationHints: vars.FLUX_LOCATION_HINTS,
+    enableFaults: vars.FLUX_ENABLE_FAULTS,
   }));
 
 /** The parsed configuration passed down the call chain instead of `env`. */

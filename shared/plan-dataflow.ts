@@ -4,30 +4,22 @@
  */
 import { replicaName } from "./names.ts";
 import type { DataflowSpec } from "./wire/dataflow-spec.ts";
-import type { InitReplica } from "./wire/replica-rpc.ts";
 import type { DataflowRecord } from "./wire/routing.ts";
 
-/** A new dataflow's record: every partition at epoch 1, replica generation 0 primary and 1 standby (R=2). */
-export function planDataflow(id: string, spec: DataflowSpec, nowMs: number): DataflowRecord {
-  const routes = Array.from({ length: spec.partitions }, (_, partition) => ({
-    partition,
-    epoch: 1,
-    primary: replicaName(id, partition, 0),
-    standby: spec.replication === 2 ? replicaName(id, partition, 1) : null,
-    status: "healthy" as const,
-    version: 1,
-  }));
-  return { v: 1, id, spec, createdAtMs: nowMs, ready: false, routes };
-}
-
-/** The init messages that configure every replica of a record's current routing. */
-export function replicaInits(record: DataflowRecord): InitReplica[] {
-  return record.routes.flatMap((route) => {
-    const base = { dataflowId: record.id, partition: route.partition, spec: record.spec, epoch: route.epoch };
-    const inits: InitReplica[] = [{ ...base, name: route.primary, role: "primary", hasStandby: route.standby !== null }];
-    if (route.standby !== null) inits.push({ ...base, name: route.standby, role: "standby", hasStandby: false });
-    return inits;
+/**
+ * A new dataflow's record: every partition at epoch 1, replica generation 0 primary and
+ * 1 standby (R=2). With location hints, a partition's two replicas get different ones.
+ */
+export function planDataflow(id: string, spec: DataflowSpec, nowMs: number, locationHints: readonly string[] = []): DataflowRecord {
+  const hint = (i: number) => (locationHints.length === 0 ? null : (locationHints[i % locationHints.length] ?? null));
+  const routes = Array.from({ length: spec.partitions }, (_, partition) => {
+    const primary = replicaName(id, partition, 0);
+    const standby = spec.replication === 2 ? replicaName(id, partition, 1) : null;
+    const hints: Record<string, string | null> = { [primary]: hint(partition) };
+    if (standby) hints[standby] = hint(partition + 1);
+    return { partition, epoch: 1, primary, standby, status: "healthy" as const, version: 1, nextGeneration: 2, retired: [], hints, recovery: null };
   });
+  return { v: 1, id, spec, createdAtMs: nowMs, ready: false, routes, events: [] };
 }
 
 /** Whether two specs are the same after defaults (key order does not matter). */

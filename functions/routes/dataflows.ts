@@ -6,7 +6,7 @@ import { FluxError } from "../../shared/errors.ts";
 import { DataflowSpecSchema, NameSchema } from "../../shared/wire/dataflow-spec.ts";
 import type { DataflowRecord } from "../../shared/wire/routing.ts";
 import type { AppEnv } from "../app-env.ts";
-import { coordinator } from "../cluster.ts";
+import { askCoordinator } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
 
 const IdParamSchema = z.object({ id: NameSchema });
@@ -25,22 +25,23 @@ function describe(record: DataflowRecord) {
 export const dataflowRoutes = new Hono<AppEnv>()
   .put("/:id", zValidator("param", IdParamSchema, onInvalid), zValidator("json", DataflowSpecSchema, onInvalid), async (c) => {
     const { id } = c.req.valid("param");
-    const result = await coordinator(c.env).putDataflow(id, c.req.valid("json"));
+    const spec = c.req.valid("json");
+    const result = await askCoordinator(c.env, (co) => co.putDataflow(id, spec));
     if (result.status === "conflict") {
       throw new FluxError("SPEC_CONFLICT", `dataflow '${id}' exists with a different spec; changing a dataflow is not supported yet`, {
         existing: result.record.spec,
       });
     }
-    c.var.routingCache.invalidate(result.record.spec.stream);
+    c.var.routingCache.expire(result.record.spec.stream);
     return c.json({ status: result.status, dataflow: describe(result.record) }, result.status === "created" ? 201 : 200);
   })
   .get("/", async (c) => {
-    const records = await coordinator(c.env).listDataflows();
+    const records = await askCoordinator(c.env, (co) => co.listDataflows());
     return c.json({ dataflows: records.map(describe) });
   })
   .get("/:id", zValidator("param", IdParamSchema, onInvalid), async (c) => {
     const { id } = c.req.valid("param");
-    const record = await coordinator(c.env).getDataflow(id);
+    const record = await askCoordinator(c.env, (co) => co.getDataflow(id));
     if (!record) throw new FluxError("UNKNOWN_DATAFLOW", `no dataflow '${id}'`);
     return c.json({ dataflow: describe(record) });
   });

@@ -12,7 +12,7 @@ import { routeEvents } from "../../shared/ingest/route-events.ts";
 import { NameSchema } from "../../shared/wire/dataflow-spec.ts";
 import { ProducerHeadersSchema, type IngestResponse } from "../../shared/wire/ingest.ts";
 import type { AppEnv } from "../app-env.ts";
-import { dataflowsForStream, replicaPort } from "../cluster.ts";
+import { dataflowsForStream, replicaPort, reportFailure } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
 import { writeBatch } from "../../shared/router/write-batch.ts";
 
@@ -43,9 +43,16 @@ export const eventsRoutes = new Hono<AppEnv>().post(
       record,
       subBatches: routeEvents(record.spec, events, receivedAtMs, config.maxKeyLength),
     }));
-    const results = await writeBatch(replicaPort(c.env), routed, { producer, seq }, () =>
+    const results = await writeBatch(replicaPort(c.env, config), routed, { producer, seq }, () =>
       dataflowsForStream(c.env, c.var.routingCache, stream, true),
-    );
+    ).catch((err: unknown) => {
+      if (err instanceof FluxError && err.code === "UNAVAILABLE") {
+        // Fresh routing for the client's retry, and a probe now rather than at the next heartbeat.
+        c.var.routingCache.expire(stream);
+        reportFailure(c.env, (p) => waitUntil(c, p));
+      }
+      throw err;
+    });
     const body: IngestResponse = {
       stream,
       producer,
@@ -64,5 +71,14 @@ function decodeUtf8(body: ArrayBuffer): string {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(body);
   } catch {
     throw new FluxError("INVALID_JSON", "body is not valid UTF-8");
+  }
+}
+
+/** Keeps `promise` running after the response (plain `app.request` calls have no execution context). */
+function waitUntil(c: { executionCtx: { waitUntil(promise: Promise<unknown>): void } }, promise: Promise<unknown>): void {
+  try {
+    c.executionCtx.waitUntil(promise);
+  } catch {
+    void promise; // no execution context: the promise simply runs on its own
   }
 }

@@ -6,7 +6,8 @@ import { FluxError } from "../../shared/errors.ts";
 import { readResults } from "../../shared/router/read-results.ts";
 import { NameSchema } from "../../shared/wire/dataflow-spec.ts";
 import type { AppEnv } from "../app-env.ts";
-import { coordinator } from "../cluster.ts";
+import { withDeadline } from "../../durable-objects/replica-client.ts";
+import { askCoordinator } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
 
 const epochMs = z
@@ -27,10 +28,11 @@ export const resultsRoutes = new Hono<AppEnv>().get(
   async (c) => {
     const { id } = c.req.valid("param");
     const { key, from, to } = c.req.valid("query");
-    const record = await coordinator(c.env).getDataflow(id);
+    const record = await askCoordinator(c.env, (co) => co.getDataflow(id));
     if (!record) throw new FluxError("UNKNOWN_DATAFLOW", `no dataflow '${id}'`);
+    const timeoutMs = c.var.config.replicaTimeoutMs;
     const results = await readResults(
-      (name, epoch, filter) => c.env.PARTITION_REPLICA.getByName(name).readResults(epoch, filter),
+      (name, epoch, filter) => withDeadline((async () => c.env.PARTITION_REPLICA.getByName(name).readResults(epoch, filter))(), timeoutMs, `replica ${name}`),
       record,
       { key, fromMs: from, toMs: to },
     );

@@ -1,32 +1,66 @@
-/** `GET /v1/status`: every dataflow's partitions with their replicas' roles, epochs and LSNs. */
+/**
+ * `GET /v1/status`: per dataflow its partitions (epoch, status, recovery) and replicas
+ * (role, epoch, LSNs, lag, location hint, last heartbeat), plus recent fail-overs and
+ * recoveries. Replicas are asked live, with a deadline; one that does not answer says so.
+ */
 import { Hono } from "hono";
+import { withDeadline } from "../../durable-objects/replica-client.ts";
+import type { ReplicaStatus } from "../../shared/wire/replica-rpc.ts";
+import type { DataflowRecord, HealthMap } from "../../shared/wire/routing.ts";
 import type { AppEnv } from "../app-env.ts";
-import { coordinator } from "../cluster.ts";
+import { askCoordinator } from "../cluster.ts";
+
+const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 
 export const statusRoutes = new Hono<AppEnv>().get("/", async (c) => {
-  const records = await coordinator(c.env).listDataflows();
-  const replicaStatus = async (name: string) => {
+  const records = await askCoordinator(c.env, (co) => co.listDataflows());
+  const timeoutMs = c.var.config.probeTimeoutMs * 4;
+  const ask = async (name: string): Promise<ReplicaStatus | { error: string }> => {
     try {
-      return (await c.env.PARTITION_REPLICA.getByName(name).status()) ?? { name, error: "not initialised" };
+      const status = await withDeadline((async () => c.env.PARTITION_REPLICA.getByName(name).status())(), timeoutMs, `replica ${name}`);
+      return status ?? { error: "no state (never initialised, or storage lost)" };
     } catch (err) {
-      return { name, error: `unreachable: ${err instanceof Error ? err.message : String(err)}` };
+      return { error: `unreachable: ${err instanceof Error ? err.message : String(err)}` };
     }
   };
   const dataflows = await Promise.all(
-    records.map(async (record) => ({
-      id: record.id,
-      stream: record.spec.stream,
-      ready: record.ready,
-      partitions: await Promise.all(
-        record.routes.map(async (route) => ({
+    records.map(async (record) => describe(record, await askCoordinator(c.env, (co) => co.health(record.id)), ask)),
+  );
+  return c.json({ dataflows });
+});
+
+async function describe(record: DataflowRecord, health: HealthMap, ask: (name: string) => Promise<ReplicaStatus | { error: string }>) {
+  return {
+    id: record.id,
+    stream: record.spec.stream,
+    ready: record.ready,
+    partitions: await Promise.all(
+      record.routes.map(async (route) => {
+        const names = [route.primary, ...(route.standby ? [route.standby] : []), ...(route.recovery ? [route.recovery.replica] : [])];
+        const statuses = await Promise.all(names.map(ask));
+        const primaryLsn = (statuses[0] && "lsn" in statuses[0] ? statuses[0].lsn : null) ?? null;
+        return {
           partition: route.partition,
           epoch: route.epoch,
           status: route.status,
           version: route.version,
-          replicas: await Promise.all([route.primary, ...(route.standby ? [route.standby] : [])].map(replicaStatus)),
-        })),
-      ),
-    })),
-  );
-  return c.json({ dataflows });
-});
+          recovery: route.recovery && { replica: route.recovery.replica, phase: route.recovery.phase, startedAt: iso(route.recovery.startedAtMs) },
+          replicas: names.map((name, i) => {
+            const live = statuses[i] ?? { error: "unknown" };
+            const seen = health[name];
+            const lag = "lsn" in live && primaryLsn !== null ? Math.max(0, primaryLsn - live.lsn) : null;
+            return {
+              name,
+              ...live,
+              lag,
+              locationHint: route.hints[name] ?? null,
+              lastHeartbeat: iso(seen?.lastOkAtMs),
+              missedProbes: seen?.misses ?? 0,
+            };
+          }),
+        };
+      }),
+    ),
+    events: record.events.map(({ atMs, ...event }) => ({ at: iso(atMs), ...event })),
+  };
+}

@@ -4,13 +4,14 @@
  * thin shell around this; the simulator runs the same code over memory.
  */
 import type { ResultFilter } from "../operators/tumbling-window.ts";
-import type { LogEntry } from "../wire/persisted.ts";
+import type { Checkpoint, LogEntry } from "../wire/persisted.ts";
 import type {
   AckStandby,
   AckStandbyReply,
   ApplyBatch,
   ApplyBatchReply,
   InitReplica,
+  NumberedOutput,
   Refusal,
   Replicate,
   ReplicateReply,
@@ -18,31 +19,28 @@ import type {
 } from "../wire/replica-rpc.ts";
 import type { WindowResult } from "../wire/window-result.ts";
 import { emptyReplicaState, restoreReplicaState, type ReplicaState, type ReplicaTuning } from "./replica-state.ts";
-import { ackStandby, applyBatch, checkEpoch, replicate, type StepResult } from "./replica-steps.ts";
+import { ackStandby, applyBatch, checkEpoch, configure, replicate, type StepResult } from "./replica-steps.ts";
 import type { ReplicaStorage } from "./replica-storage.ts";
 
 /** The refusal of a replica that was never initialised. */
-const NOT_INITIALISED: Refusal = { status: "behind", epoch: 0 };
+export const NOT_INITIALISED: Refusal = { status: "behind", epoch: 0 };
 
 /** One replica: its storage, its tuning and its in-memory state (rebuilt after a restart). */
 export class ReplicaHost {
   #state: ReplicaState | null = null;
 
   constructor(
-    private readonly storage: ReplicaStorage,
+    readonly storage: ReplicaStorage,
     private readonly tuning: ReplicaTuning,
   ) {}
 
-  /** Configures role and epoch. Idempotent; refuses an epoch older than the stored one. */
+  /** Configures role and epoch; creates the replica if it has no state (unless retiring it). */
   init(msg: InitReplica): { status: "ok" } | Refusal {
-    const state = this.#load();
-    if (state && msg.epoch < state.meta.epoch) return { status: "stale", epoch: state.meta.epoch };
-    if (state) {
-      Object.assign(state.meta, { role: msg.role, epoch: msg.epoch, hasStandby: msg.hasStandby });
-      this.#persist(state, { log: [], outputs: [] });
-      return { status: "ok" };
-    }
-    const meta = { v: 1 as const, ...msg, lsn: 0, appliedLsn: 0, standbyAckLsn: 0, checkpointLsn: 0, outputSeq: 0 };
+    const state = this.load();
+    if (state) return this.#step(() => configure(state, msg, this.tuning));
+    if (msg.role === "retired") return NOT_INITIALISED;
+    const { holdLogAfterLsn, ...rest } = msg;
+    const meta = { v: 1 as const, ...rest, holdLogAfterLsn, lsn: 0, appliedLsn: 0, standbyAckLsn: 0, checkpointLsn: 0, outputSeq: 0 };
     const fresh = emptyReplicaState(meta);
     this.#persist(fresh, { log: [], outputs: [] });
     this.#state = fresh;
@@ -61,16 +59,16 @@ export class ReplicaHost {
     return this.#step((state) => ackStandby(state, msg, this.tuning));
   }
 
-  /** Log entries in [fromLsn, toLsn] for a standby's gap fill; only the primary serves them. */
+  /** Log entries in [fromLsn, toLsn] for a standby's gap fill or a fresh replica's catch-up. */
   readLog(epoch: number, fromLsn: number, toLsn: number): LogEntry[] | Refusal {
-    const state = this.#load();
+    const state = this.load();
     if (!state) return NOT_INITIALISED;
     return checkEpoch(state, epoch, "primary") ?? this.storage.readLog(fromLsn, toLsn);
   }
 
   /** Closed results from storage plus open windows, all from the stable prefix. */
   readResults(epoch: number, filter: ResultFilter): { status: "ok"; results: WindowResult[] } | Refusal {
-    const state = this.#load();
+    const state = this.load();
     if (!state) return NOT_INITIALISED;
     const refusal = checkEpoch(state, epoch, "primary");
     if (refusal) return refusal;
@@ -78,16 +76,50 @@ export class ReplicaHost {
     return { status: "ok", results: [...closed, ...state.op.openResults(state.operator, filter)] };
   }
 
-  /** Progress for status pages, or null when never initialised. */
+  /** Outputs after `afterSeq`, for copying to a fresh replica. */
+  readOutputPage(epoch: number, afterSeq: number, limit: number): { status: "ok"; outputs: NumberedOutput[] } | Refusal {
+    const state = this.load();
+    if (!state) return NOT_INITIALISED;
+    return checkEpoch(state, epoch, "primary") ?? { status: "ok", outputs: this.storage.readOutputPage(afterSeq, limit) };
+  }
+
+  /** Progress for probes and status pages, or null when never initialised. */
   status(): ReplicaStatus | null {
-    const state = this.#load();
+    const state = this.load();
     if (!state) return null;
-    const { name, role, epoch, lsn, appliedLsn, standbyAckLsn, checkpointLsn, outputSeq } = state.meta;
-    return { name, role, epoch, lsn, appliedLsn, standbyAckLsn, checkpointLsn, outputSeq, lateRecords: state.operator.lateRecords };
+    const m = state.meta;
+    return {
+      name: m.name,
+      dataflowId: m.dataflowId,
+      partition: m.partition,
+      role: m.role,
+      epoch: m.epoch,
+      hasStandby: m.hasStandby,
+      holdLogAfterLsn: m.holdLogAfterLsn,
+      lsn: m.lsn,
+      appliedLsn: m.appliedLsn,
+      standbyAckLsn: m.standbyAckLsn,
+      checkpointLsn: m.checkpointLsn,
+      outputSeq: m.outputSeq,
+      lateRecords: state.operator.lateRecords,
+    };
+  }
+
+  /** A checkpoint of the stable state as it is now (for seeding a fresh replica). */
+  snapshot(): Checkpoint | null {
+    const state = this.load();
+    if (!state) return null;
+    const { appliedLsn: lsn, outputSeq } = state.meta;
+    return { v: 1, lsn, outputSeq, operator: state.operator, dedup: state.dedup };
+  }
+
+  /** Drops memory so the next call reloads from storage (after a wipe or a failed write). */
+  forget(): void {
+    this.#state = null;
   }
 
   #step<Reply>(run: (state: ReplicaState) => StepResult<Reply>): Reply | Refusal {
-    const state = this.#load();
+    const state = this.load();
     if (!state) return NOT_INITIALISED;
     const { reply, effects } = run(state);
     this.#persist(state, effects);
@@ -105,7 +137,7 @@ export class ReplicaHost {
   }
 
   /** Loads state on first use; a failed load leaves memory empty so the next call retries. */
-  #load(): ReplicaState | null {
+  load(): ReplicaState | null {
     if (this.#state) return this.#state;
     const meta = this.storage.loadMeta();
     if (!meta) return null;

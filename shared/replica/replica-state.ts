@@ -6,7 +6,8 @@
 import { tumblingWindow, type TumblingWindowOperator } from "../operators/tumbling-window.ts";
 import { recordSeq } from "../dedup.ts";
 import type { Checkpoint, DedupState, LogEntry, ReplicaMeta, TumblingWindowState } from "../wire/persisted.ts";
-import type { WindowRecord, WindowResult } from "../wire/window-result.ts";
+import type { NumberedOutput } from "../wire/replica-rpc.ts";
+import type { WindowRecord } from "../wire/window-result.ts";
 
 /** Everything a replica holds in memory. */
 export interface ReplicaState {
@@ -19,11 +20,6 @@ export interface ReplicaState {
   sinceCheckpoint: number;
 }
 
-/** One emitted window result with its per-partition output sequence number. */
-interface NumberedOutput {
-  outputSeq: number;
-  result: WindowResult;
-}
 
 /** Storage writes a step asks for; the adapter performs them in one transaction with `meta`. */
 export interface ReplicaEffects {

@@ -5,7 +5,7 @@
  */
 import { highestSeq, judgeSeq, recordSeq } from "../dedup.ts";
 import type { Refusal } from "../wire/replica-rpc.ts";
-import type { AckStandby, AckStandbyReply, ApplyBatch, ApplyBatchReply, Replicate, ReplicateReply } from "../wire/replica-rpc.ts";
+import type { AckStandby, AckStandbyReply, ApplyBatch, ApplyBatchReply, InitReplica, Replicate, ReplicateReply } from "../wire/replica-rpc.ts";
 import type { Checkpoint, LogEntry, Role } from "../wire/persisted.ts";
 import { parseRecords, type ReplicaEffects, type ReplicaState, type ReplicaTuning } from "./replica-state.ts";
 
@@ -16,6 +16,26 @@ export interface StepResult<Reply> {
 }
 
 const noEffects = (): ReplicaEffects => ({ log: [], outputs: [] });
+
+/**
+ * Applies a coordinator's configuration to an existing replica. Refuses an older epoch.
+ * Losing the standby (or being promoted) makes every pending entry stable at once: it is
+ * durable on the only replica left. Gaining a standby restarts log retention from 0
+ * until the standby acknowledges.
+ */
+export function configure(state: ReplicaState, msg: InitReplica, tuning: ReplicaTuning): StepResult<{ status: "ok" } | Refusal> {
+  const meta = state.meta;
+  if (msg.epoch < meta.epoch) return { reply: { status: "stale", epoch: meta.epoch }, effects: noEffects() };
+  const effects = noEffects();
+  const hadStandby = meta.role === "primary" && meta.hasStandby;
+  meta.epoch = msg.epoch;
+  meta.role = msg.role;
+  meta.hasStandby = msg.role === "primary" && msg.hasStandby;
+  meta.holdLogAfterLsn = msg.holdLogAfterLsn;
+  if (!meta.hasStandby && state.pending.length > 0) applyStable(state, state.pending.splice(0), tuning, effects);
+  if (meta.hasStandby && !hadStandby) meta.standbyAckLsn = 0;
+  return { reply: { status: "ok" }, effects };
+}
 
 /** Refuses a call from another epoch or one that needs a role this replica does not hold. */
 export function checkEpoch(state: ReplicaState, epoch: number, role: Role): Refusal | null {
@@ -100,7 +120,14 @@ function applyStable(state: ReplicaState, entries: readonly LogEntry[], tuning: 
     effects.checkpoint = { lsn: meta.appliedLsn, body: JSON.stringify(checkpoint) };
     meta.checkpointLsn = meta.appliedLsn;
     state.sinceCheckpoint = 0;
-    const keepForStandby = meta.role === "primary" && meta.hasStandby ? meta.standbyAckLsn : meta.checkpointLsn;
-    effects.trimLogThrough = Math.min(meta.checkpointLsn, keepForStandby);
+    effects.trimLogThrough = trimmableThrough(meta);
   }
+}
+
+/** The highest LSN the log may drop: behind the checkpoint, the standby's ack and any seeding hold. */
+function trimmableThrough(meta: ReplicaState["meta"]): number {
+  let through = meta.checkpointLsn;
+  if (meta.role === "primary" && meta.hasStandby) through = Math.min(through, meta.standbyAckLsn);
+  if (meta.holdLogAfterLsn !== null) through = Math.min(through, meta.holdLogAfterLsn);
+  return through;
 }

@@ -12,7 +12,10 @@ export class RoutingCache {
   /** @param ttlMs how long an entry is trusted, ms (0 disables caching). */
   constructor(readonly ttlMs: number) {}
 
-  /** Cached dataflows reading `stream`, or undefined when absent or expired at `nowMs`. */
+  /**
+   * Cached dataflows reading `stream`, or undefined when absent or expired at `nowMs`.
+   * Pass `-Infinity` as `nowMs` to get an entry however old (the coordinator is down).
+   */
   get(stream: string, nowMs: number): DataflowRecord[] | undefined {
     const entry = this.#entries.get(stream);
     if (!entry || nowMs - entry.fetchedAtMs >= this.ttlMs) return undefined;
@@ -24,9 +27,9 @@ export class RoutingCache {
     if (records.length > 0 && this.ttlMs > 0) this.#entries.set(stream, { records, fetchedAtMs: nowMs });
   }
 
-  /** Forgets one stream (after a stale-epoch answer) or everything. */
-  invalidate(stream?: string): void {
-    if (stream === undefined) this.#entries.clear();
-    else this.#entries.delete(stream);
+  /** Marks one stream's entry expired (after a stale-epoch answer or a failed write), keeping it as a fallback. */
+  expire(stream: string): void {
+    const entry = this.#entries.get(stream);
+    if (entry) entry.fetchedAtMs = Number.NEGATIVE_INFINITY;
   }
 }

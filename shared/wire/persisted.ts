@@ -5,8 +5,8 @@
 import { z } from "zod";
 import { DataflowSpecSchema } from "./dataflow-spec.ts";
 
-/** A replica's role within its partition's current epoch. */
-export const RoleSchema = z.enum(["primary", "standby"]);
+/** A replica's role within its partition's current epoch; a `retired` replica refuses all work. */
+export const RoleSchema = z.enum(["primary", "standby", "retired"]);
 export type Role = z.infer<typeof RoleSchema>;
 
 /** Identity, role and progress of one replica. LSNs satisfy checkpointLsn ≤ appliedLsn ≤ lsn. */
@@ -31,6 +31,8 @@ export const ReplicaMetaSchema = z.object({
   checkpointLsn: z.number().int().min(0),
   /** Number of window results emitted so far; the next gets `outputSeq + 1`. */
   outputSeq: z.number().int().min(0),
+  /** While a fresh standby is seeded: keep every log entry above this LSN (null: no hold). */
+  holdLogAfterLsn: z.number().int().min(0).nullable().default(null),
 });
 export type ReplicaMeta = z.infer<typeof ReplicaMetaSchema>;
 

@@ -6,16 +6,26 @@
 import { z } from "zod";
 import { DataflowSpecSchema } from "./dataflow-spec.ts";
 import { LogEntrySchema, RoleSchema } from "./persisted.ts";
+import { WindowResultSchema } from "./window-result.ts";
 
-/** Sent by the coordinator to (re)configure a replica for an epoch. Idempotent. */
-const InitReplicaSchema = z.object({
+/** Which dataflow partition a replica serves. */
+const ReplicaIdentitySchema = z.object({
   name: z.string(),
   dataflowId: z.string(),
   partition: z.number().int().min(0),
   spec: DataflowSpecSchema,
+});
+
+/**
+ * Sent by the coordinator to (re)configure a replica for an epoch. Idempotent. Creates
+ * the replica when it has no state yet, except for a `retired` role.
+ */
+const InitReplicaSchema = ReplicaIdentitySchema.extend({
   role: RoleSchema,
   epoch: z.number().int().min(1),
   hasStandby: z.boolean(),
+  /** Keep log entries above this LSN for a standby being seeded (null: no hold). */
+  holdLogAfterLsn: z.number().int().min(0).nullable(),
 });
 export type InitReplica = z.infer<typeof InitReplicaSchema>;
 
@@ -80,11 +90,15 @@ const AckStandbyReplySchema = z.union([
 ]);
 export type AckStandbyReply = z.infer<typeof AckStandbyReplySchema>;
 
-/** A replica's progress, for status pages. */
-const ReplicaStatusSchema = z.object({
+/** A replica's progress, for probes and status pages. */
+export const ReplicaStatusSchema = z.object({
   name: z.string(),
+  dataflowId: z.string(),
+  partition: z.number().int(),
   role: RoleSchema.nullable(),
   epoch: z.number().int(),
+  hasStandby: z.boolean(),
+  holdLogAfterLsn: z.number().int().nullable(),
   lsn: z.number().int(),
   appliedLsn: z.number().int(),
   standbyAckLsn: z.number().int(),
@@ -93,3 +107,40 @@ const ReplicaStatusSchema = z.object({
   lateRecords: z.number().int(),
 });
 export type ReplicaStatus = z.infer<typeof ReplicaStatusSchema>;
+
+/** The survivor's answer to a request to start a seed snapshot. */
+const BeginSeedReplySchema = z.union([
+  z.object({ status: z.literal("ok"), id: z.string(), lsn: z.number().int(), outputSeq: z.number().int(), chunks: z.number().int() }),
+  RefusalSchema,
+]);
+export type BeginSeedReply = z.infer<typeof BeginSeedReplySchema>;
+
+/** One chunk of a seed snapshot, or `gone` when the survivor no longer holds that snapshot. */
+const SeedChunkReplySchema = z.union([
+  z.object({ status: z.literal("ok"), body: z.string() }),
+  z.object({ status: z.literal("gone") }),
+  RefusalSchema,
+]);
+export type SeedChunkReply = z.infer<typeof SeedChunkReplySchema>;
+
+/** A window result with its per-partition output sequence number. */
+const NumberedOutputSchema = z.object({ outputSeq: z.number().int().min(1), result: WindowResultSchema });
+export type NumberedOutput = z.infer<typeof NumberedOutputSchema>;
+
+/** Installs a copied snapshot on a fresh replica, which becomes a standby at `epoch`. */
+const FinishSeedSchema = ReplicaIdentitySchema.extend({
+  epoch: z.number().int().min(1),
+  snapshotId: z.string(),
+  chunks: z.number().int().min(1),
+  lsn: z.number().int().min(0),
+  outputSeq: z.number().int().min(0),
+});
+export type FinishSeed = z.infer<typeof FinishSeedSchema>;
+
+/** The fresh replica's answer to {@link FinishSeed}. */
+const FinishSeedReplySchema = z.union([
+  z.object({ status: z.literal("ok"), lsn: z.number().int() }),
+  z.object({ status: z.literal("incomplete"), missing: z.string() }),
+  RefusalSchema,
+]);
+export type FinishSeedReply = z.infer<typeof FinishSeedReplySchema>;

@@ -6,7 +6,7 @@
 import { ReplicaHost } from "../../shared/replica/replica-host.ts";
 import type { ReplicaTuning } from "../../shared/replica/replica-state.ts";
 import type { ReplicaPort } from "../../shared/router/write-partition.ts";
-import { replicaInits } from "../../shared/plan-dataflow.ts";
+import { desiredConfigs } from "../../shared/monitor/desired-config.ts";
 import type { DataflowRecord } from "../../shared/wire/routing.ts";
 import { MemoryReplicaStorage } from "./memory-replica-storage.ts";
 
@@ -20,7 +20,7 @@ export class MemoryCluster implements ReplicaPort {
 
   /** Initialises every replica of a dataflow record, as the coordinator does. */
   setUp(record: DataflowRecord): void {
-    for (const init of replicaInits(record)) this.host(init.name).init(init);
+    for (const route of record.routes) for (const init of desiredConfigs(record, route)) this.host(init.name).init(init);
   }
 
   /** The host for `name`, created over fresh storage on first use. */

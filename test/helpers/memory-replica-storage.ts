@@ -8,12 +8,14 @@ import type { ReplicaEffects } from "../../shared/replica/replica-state.ts";
 import type { ReplicaStorage } from "../../shared/replica/replica-storage.ts";
 import { CheckpointSchema, type Checkpoint, type LogEntry, type ReplicaMeta } from "../../shared/wire/persisted.ts";
 import type { WindowResult } from "../../shared/wire/window-result.ts";
+import type { NumberedOutput } from "../../shared/wire/replica-rpc.ts";
 
 export class MemoryReplicaStorage implements ReplicaStorage {
   meta: ReplicaMeta | null = null;
   readonly log = new Map<number, LogEntry>();
   checkpoint: string | null = null;
-  readonly outputs: { outputSeq: number; result: WindowResult }[] = [];
+  outputs: NumberedOutput[] = [];
+  readonly staged = new Map<string, string>();
   /** When set, the next `persist` throws before writing anything (a failed transaction). */
   failNextPersist = false;
 
@@ -45,6 +47,49 @@ export class MemoryReplicaStorage implements ReplicaStorage {
       )
       .sort((a, b) => a.windowStartMs - b.windowStartMs || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
       .map((r) => structuredClone(r));
+  }
+
+  readOutputPage(afterSeq: number, limit: number): NumberedOutput[] {
+    return this.outputs.filter((o) => o.outputSeq > afterSeq).slice(0, limit).map((o) => structuredClone(o));
+  }
+
+  stageSeedChunk(snapshotId: string, index: number, body: string): void {
+    this.staged.set(`${snapshotId}#${index}`, body);
+  }
+
+  stageOutputs(outputs: readonly NumberedOutput[]): void {
+    for (const o of outputs) {
+      this.outputs = this.outputs.filter((x) => x.outputSeq !== o.outputSeq);
+      this.outputs.push(structuredClone(o));
+    }
+    this.outputs.sort((a, b) => a.outputSeq - b.outputSeq);
+  }
+
+  readStagedSeed(snapshotId: string, chunks: number): { body: string } | { missing: number } {
+    let body = "";
+    for (let i = 0; i < chunks; i++) {
+      const chunk = this.staged.get(`${snapshotId}#${i}`);
+      if (chunk === undefined) return { missing: i };
+      body += chunk;
+    }
+    return { body };
+  }
+
+  countOutputs(): number {
+    return this.outputs.length;
+  }
+
+  installSeed(meta: ReplicaMeta, checkpointBody: string): void {
+    this.persist(meta, { log: [], outputs: [], checkpoint: { lsn: meta.checkpointLsn, body: checkpointBody } });
+    this.staged.clear();
+  }
+
+  wipe(): void {
+    this.meta = null;
+    this.log.clear();
+    this.checkpoint = null;
+    this.outputs = [];
+    this.staged.clear();
   }
 
   persist(meta: ReplicaMeta, effects: ReplicaEffects): void {

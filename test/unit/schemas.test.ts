@@ -167,6 +167,13 @@ describe("parseFluxConfig", () => {
     checkpointEvery: 64,
     routingCacheMs: 1000,
     maxKeyLength: 256,
+    heartbeatMs: 500,
+    probeTimeoutMs: 250,
+    failAfterMisses: 2,
+    replicaTimeoutMs: 1000,
+    seedChunkChars: 1_000_000,
+    locationHints: [],
+    enableFaults: false,
   };
 
   it("uses the defaults when nothing is set and ignores unknown vars", () => {
@@ -184,7 +191,16 @@ describe("parseFluxConfig", () => {
         FLUX_ROUTING_CACHE_MS: "0",
         FLUX_MAX_KEY_LENGTH: "65536",
       }),
-    ).toEqual({ maxBodyBytes: 65536, maxBatchEvents: 100, dedupWindow: 16, checkpointEvery: 4, routingCacheMs: 0, maxKeyLength: 65536 });
+    ).toEqual({ ...defaults, maxBodyBytes: 65536, maxBatchEvents: 100, dedupWindow: 16, checkpointEvery: 4, routingCacheMs: 0, maxKeyLength: 65536 });
+  });
+
+  it("parses location hints and the fault switch, and rejects unknown hints", () => {
+    expect(parseFluxConfig({ FLUX_LOCATION_HINTS: "wnam, weur,", FLUX_ENABLE_FAULTS: "true" })).toMatchObject({
+      locationHints: ["wnam", "weur"],
+      enableFaults: true,
+    });
+    expect(() => parseFluxConfig({ FLUX_LOCATION_HINTS: "mars" })).toThrow();
+    expect(() => parseFluxConfig({ FLUX_ENABLE_FAULTS: "yes" })).toThrow();
   });
 
   it("accepts numbers as well as strings", () => {

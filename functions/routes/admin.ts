@@ -1,0 +1,35 @@
+/**
+ * `POST /v1/admin/replicas/{name}/fault` (issue 3): injects a fault into one replica for
+ * tests and demos. Exists only when FLUX_ENABLE_FAULTS is "true" (404 otherwise) and
+ * needs the separate FLUX_ADMIN_TOKEN. Replica names contain "/": URL-encode them.
+ */
+import { Hono } from "hono";
+import { zValidator } from "@hono/zod-validator";
+import { z } from "zod";
+import { FluxError } from "../../shared/errors.ts";
+import { FaultRequestSchema } from "../../shared/wire/admin.ts";
+import type { AppEnv } from "../app-env.ts";
+import { requireBearer } from "../auth.ts";
+import { askCoordinator } from "../cluster.ts";
+import { onInvalid } from "../http-errors.ts";
+
+const ReplicaParamSchema = z.object({ name: z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*\/p\d+\/g\d+$/, "a replica name such as clicks/p0/g1") });
+
+export const adminRoutes = new Hono<AppEnv>()
+  .use("*", async (c, next) => {
+    if (!c.var.config.enableFaults) throw new FluxError("NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`);
+    await next();
+  })
+  .use("*", requireBearer("FLUX_ADMIN_TOKEN", (env) => env.FLUX_ADMIN_TOKEN))
+  .post("/replicas/:name/fault", zValidator("param", ReplicaParamSchema, onInvalid), zValidator("json", FaultRequestSchema, onInvalid), async (c) => {
+    const { name } = c.req.valid("param");
+    const { kind } = c.req.valid("json");
+    const records = await askCoordinator(c.env, (co) => co.listDataflows());
+    const known = records.some((r) =>
+      r.routes.some((route) => [route.primary, route.standby, route.recovery?.replica, ...route.retired].includes(name)),
+    );
+    if (!known) throw new FluxError("NOT_FOUND", `no replica '${name}' in any dataflow's routing`);
+    const reply = await c.env.PARTITION_REPLICA.getByName(name).injectFault(kind);
+    if (reply.status !== "ok") throw new FluxError("NOT_FOUND", "fault injection is disabled in the replicas' configuration");
+    return c.json({ replica: name, fault: reply.fault, injected: kind });
+  });

@@ -1,0 +1,34 @@
+/**
+ * How the monitor reaches replicas. The coordinator backs it with Durable Object stubs
+ * and deadlines; the simulator backs it with simulated replicas. A call that fails or
+ * misses its deadline rejects.
+ */
+import type { LogEntry } from "../wire/persisted.ts";
+import type {
+  BeginSeedReply,
+  FinishSeed,
+  FinishSeedReply,
+  InitReplica,
+  NumberedOutput,
+  Refusal,
+  Replicate,
+  ReplicateReply,
+  ReplicaStatus,
+  SeedChunkReply,
+} from "../wire/replica-rpc.ts";
+
+export interface MonitorPort {
+  probe(name: string): Promise<ReplicaStatus | null>;
+  configure(name: string, msg: InitReplica): Promise<{ status: "ok" } | Refusal>;
+  beginSeed(name: string, epoch: number): Promise<BeginSeedReply>;
+  readSeedChunk(name: string, epoch: number, id: string, index: number): Promise<SeedChunkReply>;
+  acceptSeedChunk(name: string, id: string, index: number, body: string): Promise<{ status: "ok" } | Refusal>;
+  readOutputPage(name: string, epoch: number, afterSeq: number, limit: number): Promise<{ status: "ok"; outputs: NumberedOutput[] } | Refusal>;
+  acceptOutputs(name: string, outputs: NumberedOutput[]): Promise<{ status: "ok" } | Refusal>;
+  finishSeed(name: string, msg: FinishSeed): Promise<FinishSeedReply>;
+  readLog(name: string, epoch: number, fromLsn: number, toLsn: number): Promise<LogEntry[] | Refusal>;
+  replicate(name: string, msg: Replicate): Promise<ReplicateReply>;
+}
+
+/** What one probe found: the replica's status (null: it has no state), or that it did not answer. */
+export type ProbeResult = { ok: true; status: ReplicaStatus | null } | { ok: false; error: string };

@@ -1,0 +1,84 @@
+/**
+ * One monitor tick over all dataflows: probe every replica with a deadline, decide
+ * (pure), persist, reconcile replicas to their routes, then advance recoveries. Used by
+ * the coordinator's alarm and by the simulator. Idempotent: a tick cut short anywhere is
+ * completed by the next one.
+ */
+import type { DataflowRecord, HealthMap } from "../wire/routing.ts";
+import { advanceRecovery } from "./advance-recovery.ts";
+import { desiredConfigs, isConfigured } from "./desired-config.ts";
+import type { MonitorPort, ProbeResult } from "./monitor-port.ts";
+import { planMonitorTick, replicasToProbe, type MonitorTuning } from "./plan-monitor-tick.ts";
+
+/** Where the tick reads and writes the coordinator's records. */
+export interface MonitorStore {
+  save(record: DataflowRecord, health: HealthMap): Promise<void>;
+}
+
+/** Replica calls one tick may spend on recoveries, across all partitions. */
+const RECOVERY_CALLS_PER_TICK = 400;
+
+/** Runs one tick for each ready dataflow in `records` (mutated in place). */
+export async function runMonitorTick(
+  port: MonitorPort,
+  store: MonitorStore,
+  records: readonly { record: DataflowRecord; health: HealthMap }[],
+  nowMs: number,
+  tuning: MonitorTuning,
+): Promise<void> {
+  const budget = { calls: RECOVERY_CALLS_PER_TICK };
+  await Promise.all(
+    records
+      .filter(({ record }) => record.ready)
+      .map(async ({ record, health }) => {
+        const probes = await probeAll(port, replicasToProbe(record));
+        planMonitorTick(record, health, probes, nowMs, tuning);
+        await store.save(record, health);
+        await reconcile(port, record, probes);
+        for (const route of record.routes) {
+          if (route.status !== "recovering") continue;
+          try {
+            const event = await advanceRecovery(port, record, route, budget, () => store.save(record, health));
+            if (event) record.events.push({ atMs: nowMs, ...event });
+          } catch {
+            // A replica did not answer; the recovery resumes from its last saved step next tick.
+          }
+        }
+        await store.save(record, health);
+      }),
+  );
+}
+
+async function probeAll(port: MonitorPort, names: readonly string[]): Promise<Map<string, ProbeResult>> {
+  const results = await Promise.all(
+    names.map(async (name): Promise<[string, ProbeResult]> => {
+      try {
+        return [name, { ok: true, status: await port.probe(name) }];
+      } catch (err) {
+        return [name, { ok: false, error: err instanceof Error ? err.message : String(err) }];
+      }
+    }),
+  );
+  return new Map(results);
+}
+
+/** Sends each answering replica the configuration its route wants; retired ones leave the list once told. */
+async function reconcile(port: MonitorPort, record: DataflowRecord, probes: ReadonlyMap<string, ProbeResult>): Promise<void> {
+  await Promise.all(
+    record.routes.flatMap((route) =>
+      desiredConfigs(record, route).map(async (desired) => {
+        const probe = probes.get(desired.name);
+        if (!probe?.ok) return;
+        let done = isConfigured(probe.status, desired);
+        if (!done) {
+          try {
+            done = (await port.configure(desired.name, desired)).status === "ok";
+          } catch {
+            done = false;
+          }
+        }
+        if (done && desired.role === "retired") route.retired = route.retired.filter((name) => name !== desired.name);
+      }),
+    ),
+  );
+}
