@@ -39,7 +39,7 @@ export class Coordinator extends DurableObject<Env> {
         await Promise.all(
           record.routes.flatMap((route) =>
             desiredConfigs(record, route).map(async (init) => {
-              const reply = await port.configure(init.name, init);
+              const reply = await port.configure(init.name, { ...init, create: true });
               if (reply.status !== "ok") throw new Error(`replica ${init.name} refused its configuration: ${reply.status}`);
             }),
           ),

@@ -35,16 +35,20 @@ export async function runMonitorTick(
         planMonitorTick(record, health, probes, nowMs, tuning);
         await store.save(record, health);
         await reconcile(port, record, probes);
+        let attached = false;
         for (const route of record.routes) {
           if (route.status !== "recovering") continue;
           try {
             const event = await advanceRecovery(port, record, route, budget, () => store.save(record, health));
             if (event) record.events.push({ atMs: nowMs, ...event });
+            attached ||= event?.kind === "recovery-finished";
           } catch {
             // A replica did not answer; the recovery resumes from its last saved step next tick.
           }
         }
         await store.save(record, health);
+        // A standby was attached under a new epoch: tell both replicas now, not a heartbeat later.
+        if (attached) await reconcile(port, record, probes);
       }),
   );
 }

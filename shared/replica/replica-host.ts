@@ -34,13 +34,14 @@ export class ReplicaHost {
     private readonly tuning: ReplicaTuning,
   ) {}
 
-  /** Configures role and epoch; creates the replica if it has no state (unless retiring it). */
+  /** Configures role and epoch; with `create`, makes an empty replica if there is none. */
   init(msg: InitReplica): { status: "ok" } | Refusal {
     const state = this.load();
     if (state) return this.#step(() => configure(state, msg, this.tuning));
-    if (msg.role === "retired") return NOT_INITIALISED;
-    const { holdLogAfterLsn, ...rest } = msg;
-    const meta = { v: 1 as const, ...rest, holdLogAfterLsn, lsn: 0, appliedLsn: 0, standbyAckLsn: 0, checkpointLsn: 0, outputSeq: 0 };
+    if (msg.create !== true || msg.role === "retired") return NOT_INITIALISED;
+    const { name, dataflowId, partition, spec, role, epoch, hasStandby, holdLogAfterLsn } = msg;
+    const identity = { name, dataflowId, partition, spec, role, epoch, hasStandby, holdLogAfterLsn };
+    const meta = { v: 1 as const, ...identity, lsn: 0, appliedLsn: 0, standbyAckLsn: 0, checkpointLsn: 0, outputSeq: 0 };
     const fresh = emptyReplicaState(meta);
     this.#persist(fresh, { log: [], outputs: [] });
     this.#state = fresh;

@@ -17,8 +17,9 @@ const ReplicaIdentitySchema = z.object({
 });
 
 /**
- * Sent by the coordinator to (re)configure a replica for an epoch. Idempotent. Creates
- * the replica when it has no state yet, except for a `retired` role.
+ * Sent by the coordinator to (re)configure a replica for an epoch. Idempotent. Only a
+ * dataflow's creation sets `create`: a route member that lost its state must be
+ * replaced, never silently re-created empty.
  */
 const InitReplicaSchema = ReplicaIdentitySchema.extend({
   role: RoleSchema,
@@ -26,6 +27,7 @@ const InitReplicaSchema = ReplicaIdentitySchema.extend({
   hasStandby: z.boolean(),
   /** Keep log entries above this LSN for a standby being seeded (null: no hold). */
   holdLogAfterLsn: z.number().int().min(0).nullable(),
+  create: z.boolean().optional(),
 });
 export type InitReplica = z.infer<typeof InitReplicaSchema>;
 

@@ -1,26 +1,37 @@
 /**
- * Replicas of the real `ReplicaHost` over memory, reachable through the same
- * `ReplicaPort` the Worker uses, so router and replica logic run together in Node.
- * Calls can be delayed so that concurrent writes interleave.
+ * Replicas of the real `ReplicaHost` over memory, reachable through the same ports the
+ * Worker and the monitor use (`ReplicaPort`, `MonitorPort`), so router, replica and
+ * monitor logic run together in Node. Faults make calls fail as a dead, hung or slow
+ * Durable Object would (a missed deadline and an error look the same to callers).
  */
+import type { MonitorPort } from "../../shared/monitor/monitor-port.ts";
+import { desiredConfigs } from "../../shared/monitor/desired-config.ts";
 import { ReplicaHost } from "../../shared/replica/replica-host.ts";
+import { acceptOutputs, acceptSeedChunk, finishSeed, SeedSource } from "../../shared/replica/replica-seeding.ts";
 import type { ReplicaTuning } from "../../shared/replica/replica-state.ts";
 import type { ReplicaPort } from "../../shared/router/write-partition.ts";
-import { desiredConfigs } from "../../shared/monitor/desired-config.ts";
 import type { DataflowRecord } from "../../shared/wire/routing.ts";
 import { MemoryReplicaStorage } from "./memory-replica-storage.ts";
 
-export class MemoryCluster implements ReplicaPort {
+/** A fault that makes every call to a replica fail until healed. */
+export type MemoryFault = "crash" | "hang" | "slow";
+
+export class MemoryCluster implements ReplicaPort, MonitorPort {
   readonly storages = new Map<string, MemoryReplicaStorage>();
   readonly hosts = new Map<string, ReplicaHost>();
+  readonly seeds = new Map<string, SeedSource>();
+  readonly faults = new Map<string, MemoryFault>();
   /** Called before every replica call; return a promise to delay it. */
   beforeCall: (replica: string, method: string) => Promise<void> | void = () => {};
 
-  constructor(readonly tuning: ReplicaTuning) {}
+  constructor(
+    readonly tuning: ReplicaTuning,
+    readonly seedChunkChars = 200,
+  ) {}
 
   /** Initialises every replica of a dataflow record, as the coordinator does. */
   setUp(record: DataflowRecord): void {
-    for (const route of record.routes) for (const init of desiredConfigs(record, route)) this.host(init.name).init(init);
+    for (const route of record.routes) for (const init of desiredConfigs(record, route)) this.host(init.name).init({ ...init, create: true });
   }
 
   /** The host for `name`, created over fresh storage on first use. */
@@ -38,14 +49,48 @@ export class MemoryCluster implements ReplicaPort {
   /** Drops a replica's memory; its storage survives, as after an eviction. */
   restart(name: string): void {
     this.hosts.delete(name);
+    this.seeds.delete(name);
   }
 
-  applyBatch: ReplicaPort["applyBatch"] = async (name, msg) => (await this.#gate(name, "applyBatch"), this.host(name).applyBatch(msg));
-  replicate: ReplicaPort["replicate"] = async (name, msg) => (await this.#gate(name, "replicate"), this.host(name).replicate(msg));
-  ackStandby: ReplicaPort["ackStandby"] = async (name, msg) => (await this.#gate(name, "ackStandby"), this.host(name).ackStandby(msg));
-  readLog: ReplicaPort["readLog"] = async (name, epoch, from, to) => (await this.#gate(name, "readLog"), this.host(name).readLog(epoch, from, to));
+  /** Injects a fault (`wipe` loses storage at once; `heal` clears a fault). */
+  inject(name: string, kind: MemoryFault | "wipe" | "heal"): void {
+    if (kind === "heal") this.faults.delete(name);
+    else if (kind === "wipe") {
+      this.storages.get(name)?.wipe();
+      this.restart(name);
+    } else {
+      this.faults.set(name, kind);
+      if (kind === "crash") this.restart(name);
+    }
+  }
 
-  async #gate(name: string, method: string): Promise<void> {
+  #seed(name: string): SeedSource {
+    let seed = this.seeds.get(name);
+    if (!seed) this.seeds.set(name, (seed = new SeedSource(this.seedChunkChars)));
+    return seed;
+  }
+
+  async #call<T>(name: string, method: string, run: (host: ReplicaHost) => T): Promise<T> {
     await this.beforeCall(name, method);
+    const fault = this.faults.get(name);
+    if (fault) throw new Error(`replica ${name} (${method}): ${fault === "crash" ? "down" : "did not answer in time"}`);
+    return run(this.host(name));
   }
+
+  applyBatch: ReplicaPort["applyBatch"] = (name, msg) => this.#call(name, "applyBatch", (h) => h.applyBatch(msg));
+  replicate: ReplicaPort["replicate"] = (name, msg) => this.#call(name, "replicate", (h) => h.replicate(msg));
+  ackStandby: ReplicaPort["ackStandby"] = (name, msg) => this.#call(name, "ackStandby", (h) => h.ackStandby(msg));
+  readLog: ReplicaPort["readLog"] = (name, epoch, from, to) => this.#call(name, "readLog", (h) => h.readLog(epoch, from, to));
+
+  probe: MonitorPort["probe"] = (name) => this.#call(name, "probe", (h) => h.status());
+  configure: MonitorPort["configure"] = (name, msg) => this.#call(name, "configure", (h) => h.init(msg));
+  beginSeed: MonitorPort["beginSeed"] = (name, epoch) => this.#call(name, "beginSeed", (h) => this.#seed(name).begin(h, epoch));
+  readSeedChunk: MonitorPort["readSeedChunk"] = (name, epoch, id, index) =>
+    this.#call(name, "readSeedChunk", (h) => this.#seed(name).chunk(h, epoch, id, index));
+  acceptSeedChunk: MonitorPort["acceptSeedChunk"] = (name, id, index, body) =>
+    this.#call(name, "acceptSeedChunk", (h) => acceptSeedChunk(h, id, index, body));
+  readOutputPage: MonitorPort["readOutputPage"] = (name, epoch, after, limit) =>
+    this.#call(name, "readOutputPage", (h) => h.readOutputPage(epoch, after, limit));
+  acceptOutputs: MonitorPort["acceptOutputs"] = (name, outputs) => this.#call(name, "acceptOutputs", (h) => acceptOutputs(h, outputs));
+  finishSeed: MonitorPort["finishSeed"] = (name, msg) => this.#call(name, "finishSeed", (h) => finishSeed(h, msg));
 }

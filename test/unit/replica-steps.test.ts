@@ -8,7 +8,7 @@ const tuning = { dedupWindow: 64, checkpointEvery: 3 };
 
 function replica(role: "primary" | "standby", hasStandby = role === "primary", storage = new MemoryReplicaStorage()) {
   const host = new ReplicaHost(storage, tuning);
-  host.init({ name: `r-${role}`, dataflowId: "df", partition: 0, spec: spec(), role, epoch: 1, hasStandby, holdLogAfterLsn: null });
+  host.init({ name: `r-${role}`, dataflowId: "df", partition: 0, spec: spec(), role, epoch: 1, hasStandby, holdLogAfterLsn: null, create: true });
   return { host, storage };
 }
 
