@@ -1,0 +1,78 @@
+/**
+ * A retrying client and monitor controls for in-workerd fault tests: posts resend the
+ * same seq until acknowledged, firing the monitor's alarm between attempts (tests never
+ * sleep for alarms), and the reference model gives the exact expected results.
+ */
+import { env } from "cloudflare:workers";
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { expect } from "vitest";
+import { COORDINATOR_NAME } from "../../shared/names.ts";
+import { tumblingWindow } from "../../shared/operators/tumbling-window.ts";
+import { DataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
+import type { WindowRecord } from "../../shared/wire/window-result.ts";
+import { call, clicksSpec, postEvents, results } from "./api.ts";
+
+export const ADMIN_TOKEN = "test-admin-token";
+
+export type Event = { page: string; ts: number; bytes: number };
+
+/** Runs the monitor's tick now (the alarm is always armed once a dataflow exists). */
+export async function tick(): Promise<void> {
+  const coordinator = env.COORDINATOR.getByName(COORDINATOR_NAME);
+  if (!(await runDurableObjectAlarm(coordinator))) {
+    // A tick re-arms first; if none is armed yet, arm one by reporting a failure.
+    await coordinator.reportFailure();
+    await runDurableObjectAlarm(coordinator);
+  }
+}
+
+/** Injects a fault through the admin endpoint. */
+export async function fault(name: string, kind: string, token = ADMIN_TOKEN): Promise<Response> {
+  return call("POST", `/v1/admin/replicas/${encodeURIComponent(name)}/fault`, { kind }, { authorization: `Bearer ${token}` });
+}
+
+/** The routing of one dataflow, as the API shows it. */
+export async function routing(id: string): Promise<{ partition: number; epoch: number; primary: string; standby: string | null; status: string }[]> {
+  const body = (await (await call("GET", `/v1/dataflows/${id}`)).json()) as { dataflow: { partitions: Awaited<ReturnType<typeof routing>> } };
+  return body.dataflow.partitions;
+}
+
+/** Posts until acknowledged; only retryable 503s are allowed along the way. @returns the statuses seen. */
+export async function postUntilAcked(stream: string, producer: string, seq: number, events: Event[], onlyPartition?: number, maxAttempts = 25): Promise<number[]> {
+  const seen: number[] = [];
+  for (let attempt = 0; attempt < maxAttempts; attempt++) {
+    const res = await postEvents(stream, producer, seq, events);
+    seen.push(res.status);
+    if (res.status === 200) return seen;
+    const body = await res.text();
+    expect(res.status, `batch ${seq}: ${body}`).toBe(503);
+    expect(res.headers.get("retry-after")).not.toBeNull();
+    const error = (JSON.parse(body) as { error: { code: string; details?: { partition?: number } } }).error;
+    expect(error.code).toBe("UNAVAILABLE");
+    if (onlyPartition !== undefined && error.details?.partition !== undefined) expect(error.details.partition, body).toBe(onlyPartition);
+    await tick();
+  }
+  throw new Error(`batch ${seq} not acknowledged after ${maxAttempts} attempts: ${seen.join(",")}`);
+}
+
+/** Ticks until every partition of the dataflow is healthy. */
+export async function tickUntilHealthy(id: string, maxTicks = 30): Promise<void> {
+  for (let i = 0; i < maxTicks; i++) {
+    if ((await routing(id)).every((p) => p.status === "healthy")) return;
+    await tick();
+  }
+  expect((await routing(id)).map((p) => p.status)).toEqual((await routing(id)).map(() => "healthy"));
+}
+
+/** Asserts served results equal one application of each acknowledged batch. */
+export async function expectExact(id: string, stream: string, batches: readonly Event[][]): Promise<void> {
+  const op = tumblingWindow(DataflowSpecSchema.parse(clicksSpec(stream, faultSpec)));
+  let state = op.init();
+  for (const events of batches) state = op.process(state, events.map((e): WindowRecord => [e.page, e.ts, e.bytes]), () => {});
+  const expected = op.openResults(state, {}).map(({ key, windowStartMs, values }) => ({ key, windowStartMs, values }));
+  const actual = (await results(id)).map(({ key, windowStartMs, values }) => ({ key, windowStartMs, values }));
+  expect(actual).toEqual(expected);
+}
+
+/** Spec overrides for fault tests: 2 partitions, windows that never close. */
+export const faultSpec = { partitions: 2, window: { kind: "tumbling", sizeMs: 10_000, allowedLatenessMs: 100_000_000 } };
