@@ -12,7 +12,7 @@ import { DataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
 import type { WindowRecord } from "../../shared/wire/window-result.ts";
 import { call, clicksSpec, postEvents, results } from "./api.ts";
 
-export const ADMIN_TOKEN = "test-admin-token";
+const ADMIN_TOKEN = "test-admin-token";
 
 export type Event = { page: string; ts: number; bytes: number };
 
