@@ -13,13 +13,20 @@ if (!existsSync(".dev.vars")) {
   copyFileSync(".dev.vars.example", ".dev.vars");
   console.log("created .dev.vars with development tokens (from .dev.vars.example)");
 }
-const token = /^FLUX_API_TOKEN=(.*)$/m.exec(readFileSync(".dev.vars", "utf8"))?.[1]?.trim();
-if (!token) throw new Error(".dev.vars has no FLUX_API_TOKEN");
+const devVars = readFileSync(".dev.vars", "utf8");
+const token = /^FLUX_API_TOKEN=(.*)$/m.exec(devVars)?.[1]?.trim();
+const adminToken = /^FLUX_ADMIN_TOKEN=(.*)$/m.exec(devVars)?.[1]?.trim();
+if (!token || !adminToken) throw new Error(".dev.vars needs FLUX_API_TOKEN and FLUX_ADMIN_TOKEN (see .dev.vars.example)");
 
 const base = `http://127.0.0.1:${port}`;
 const wrangler = spawn(
   "wrangler",
-  ["dev", "--local", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", ".wrangler/state", "--show-interactive-dev-session=false"],
+  [
+    "dev", "--local", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", ".wrangler/state",
+    "--show-interactive-dev-session=false",
+    // Locally the chaos endpoint is on, so fail-over can be watched (never in production).
+    "--var", "FLUX_ENABLE_FAULTS:true",
+  ],
   { stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" } },
 );
 const stop = () => {
@@ -71,25 +78,34 @@ Flux is running on ${base} (workerd, state in .wrangler/state)
   post:    curl -H 'authorization: Bearer ${token}' -H 'flux-producer-id: me' -H 'flux-seq: 1' \\
              -H 'content-type: application/json' -d '[{"page":"home","ts":${Date.now()},"bytes":512}]' \\
              ${base}/v1/streams/clicks/events
+  chaos:   curl -H 'authorization: Bearer ${adminToken}' -H 'content-type: application/json' -d '{"kind":"crash"}' \
+             ${base}/v1/admin/replicas/clicks-per-page%2Fp0%2Fg0/fault     (then watch /v1/status; "heal" undoes it)
 ${withLoad ? "Posting demo events to stream 'clicks' every second (--no-load to stop that)." : ""}
 `);
 
 if (withLoad) {
   const producer = `demo-${Date.now()}`;
   const pages = ["home", "cart", "search", "product", "checkout"];
+  // Like a real client: a batch that did not get a 200 is resent with the same seq.
   let seq = 0;
+  let pending = null;
   setInterval(async () => {
-    seq += 1;
-    const events = Array.from({ length: 20 }, () => ({
-      page: pages[Math.floor(Math.random() * pages.length)],
-      ts: Date.now(),
-      bytes: Math.floor(Math.random() * 4096),
-    }));
+    if (!pending) {
+      seq += 1;
+      const events = Array.from({ length: 20 }, () => ({
+        page: pages[Math.floor(Math.random() * pages.length)],
+        ts: Date.now(),
+        bytes: Math.floor(Math.random() * 4096),
+      }));
+      pending = { seq, events };
+    }
+    const batch = pending;
     try {
-      const res = await api("POST", "/v1/streams/clicks/events", events, { "flux-producer-id": producer, "flux-seq": String(seq) });
-      if (!res.ok) console.error(`demo batch ${seq}: ${res.status} ${await res.text()}`);
+      const res = await api("POST", "/v1/streams/clicks/events", batch.events, { "flux-producer-id": producer, "flux-seq": String(batch.seq) });
+      if (res.ok) pending = null;
+      else console.error(`demo batch ${batch.seq}: ${res.status} ${await res.text()} (will resend)`);
     } catch (err) {
-      console.error(`demo batch ${seq}: ${err.message}`);
+      console.error(`demo batch ${batch.seq}: ${err.message} (will resend)`);
     }
   }, 1000).unref();
 }
