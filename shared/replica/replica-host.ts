@@ -27,17 +27,19 @@ export const NOT_INITIALISED: Refusal = { status: "behind", epoch: 0 };
 
 /** One replica: its storage, its tuning and its in-memory state (rebuilt after a restart). */
 export class ReplicaHost {
+  readonly storage: ReplicaStorage;
+  readonly #tuning: ReplicaTuning;
   #state: ReplicaState | null = null;
 
-  constructor(
-    readonly storage: ReplicaStorage,
-    private readonly tuning: ReplicaTuning,
-  ) {}
+  constructor(storage: ReplicaStorage, tuning: ReplicaTuning) {
+    this.storage = storage;
+    this.#tuning = tuning;
+  }
 
   /** Configures role and epoch; with `create`, makes an empty replica if there is none. */
   init(msg: InitReplica): { status: "ok" } | Refusal {
     const state = this.load();
-    if (state) return this.#step(() => configure(state, msg, this.tuning));
+    if (state) return this.#step(() => configure(state, msg, this.#tuning));
     if (msg.create !== true || msg.role === "retired") return NOT_INITIALISED;
     const { name, dataflowId, partition, spec, role, epoch, hasStandby, holdLogAfterLsn } = msg;
     const identity = { name, dataflowId, partition, spec, role, epoch, hasStandby, holdLogAfterLsn };
@@ -49,15 +51,15 @@ export class ReplicaHost {
   }
 
   applyBatch(msg: ApplyBatch): ApplyBatchReply {
-    return this.#step((state) => applyBatch(state, msg, this.tuning));
+    return this.#step((state) => applyBatch(state, msg, this.#tuning));
   }
 
   replicate(msg: Replicate): ReplicateReply {
-    return this.#step((state) => replicate(state, msg, this.tuning));
+    return this.#step((state) => replicate(state, msg, this.#tuning));
   }
 
   ackStandby(msg: AckStandby): AckStandbyReply {
-    return this.#step((state) => ackStandby(state, msg, this.tuning));
+    return this.#step((state) => ackStandby(state, msg, this.#tuning));
   }
 
   /** Log entries in [fromLsn, toLsn] for a standby's gap fill or a fresh replica's catch-up. */
@@ -144,7 +146,7 @@ export class ReplicaHost {
     if (!meta) return null;
     const checkpoint = this.storage.loadCheckpoint();
     const log = this.storage.readLog((checkpoint?.lsn ?? 0) + 1, meta.lsn);
-    this.#state = restoreReplicaState(meta, checkpoint, log, this.tuning);
+    this.#state = restoreReplicaState(meta, checkpoint, log, this.#tuning);
     return this.#state;
   }
 }

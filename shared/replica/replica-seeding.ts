@@ -13,8 +13,12 @@ import { checkEpoch } from "./replica-steps.ts";
 export class SeedSource {
   #snapshot: { id: string; chunks: string[] } | null = null;
 
+  readonly #chunkChars: number;
+
   /** @param chunkChars largest chunk, characters (keep well below the RPC size limit). */
-  constructor(private readonly chunkChars: number) {}
+  constructor(chunkChars: number) {
+    this.#chunkChars = chunkChars;
+  }
 
   /** Cuts a snapshot of the primary's stable state and holds the log above its LSN. */
   begin(host: ReplicaHost, epoch: number): BeginSeedReply {
@@ -29,7 +33,7 @@ export class SeedSource {
     if (held.status !== "ok") return held;
     const body = JSON.stringify(checkpoint);
     const chunks: string[] = [];
-    for (let at = 0; at < body.length; at += this.chunkChars) chunks.push(body.slice(at, at + this.chunkChars));
+    for (let at = 0; at < body.length; at += this.#chunkChars) chunks.push(body.slice(at, at + this.#chunkChars));
     // Same epoch and LSN means the same stable state, so the id names the content.
     const id = `e${epoch}-l${checkpoint.lsn}-o${checkpoint.outputSeq}`;
     this.#snapshot = { id, chunks };

@@ -9,8 +9,12 @@ import type { DataflowRecord } from "../wire/routing.ts";
 export class RoutingCache {
   readonly #entries = new Map<string, { records: DataflowRecord[]; fetchedAtMs: number }>();
 
+  readonly ttlMs: number;
+
   /** @param ttlMs how long an entry is trusted, ms (0 disables caching). */
-  constructor(readonly ttlMs: number) {}
+  constructor(ttlMs: number) {
+    this.ttlMs = ttlMs;
+  }
 
   /**
    * Cached dataflows reading `stream`, or undefined when absent or expired at `nowMs`.

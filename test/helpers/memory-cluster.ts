@@ -24,10 +24,13 @@ export class MemoryCluster implements ReplicaPort, MonitorPort {
   /** Called before every replica call; return a promise to delay it. */
   beforeCall: (replica: string, method: string) => Promise<void> | void = () => {};
 
-  constructor(
-    readonly tuning: ReplicaTuning,
-    readonly seedChunkChars = 200,
-  ) {}
+  readonly tuning: ReplicaTuning;
+  readonly seedChunkChars: number;
+
+  constructor(tuning: ReplicaTuning, seedChunkChars = 200) {
+    this.tuning = tuning;
+    this.seedChunkChars = seedChunkChars;
+  }
 
   /** Initialises every replica of a dataflow record, as the coordinator does. */
   setUp(record: DataflowRecord): void {
