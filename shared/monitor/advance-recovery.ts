@@ -7,6 +7,7 @@
  */
 import type { DataflowRecord, MonitorEvent, PartitionRoute } from "../wire/routing.ts";
 import type { MonitorPort } from "./monitor-port.ts";
+import { syncStandby } from "./sync-standby.ts";
 
 /** Outputs copied per call. */
 const OUTPUT_PAGE = 1000;
@@ -39,6 +40,8 @@ export async function advanceRecovery(
   const target = recovery.replica;
   const spend = () => --budget.calls >= 0;
   const restart = (why: string) => {
+    // The primary's log hold follows the snapshot: a new route version outranks the old hold.
+    if (recovery.snapshot) route.version += 1;
     recovery.phase = "seeding";
     recovery.snapshot = null;
     recovery.chunksCopied = 0;
@@ -51,6 +54,7 @@ export async function advanceRecovery(
       const begun = await port.beginSeed(primary, epoch);
       if (begun.status !== "ok") return null;
       recovery.snapshot = { id: begun.id, lsn: begun.lsn, chunks: begun.chunks, outputSeq: begun.outputSeq };
+      route.version += 1;
     } else if (recovery.chunksCopied < recovery.snapshot.chunks) {
       const chunk = await port.readSeedChunk(primary, epoch, recovery.snapshot.id, recovery.chunksCopied);
       if (chunk.status === "gone") return restart(`snapshot ${recovery.snapshot.id} was lost by ${primary}`);
@@ -81,13 +85,13 @@ export async function advanceRecovery(
     const [survivor, fresh] = await Promise.all([port.probe(primary), port.probe(target)]);
     if (!survivor || !fresh) return fresh ? null : restart(`${target} lost its state`);
     if (fresh.lsn + ATTACH_LAG >= survivor.lsn) {
+      // Attach: from the new epoch on, every write goes to both; the rest is copied in `attached`.
       route.standby = target;
-      route.recovery = null;
+      recovery.phase = "attached";
       route.epoch += 1;
       route.version += 1;
-      route.status = "healthy";
       await save();
-      return { partition: route.partition, kind: "recovery-finished", detail: `${target} caught up to LSN ${fresh.lsn} and is standby at epoch ${route.epoch}` };
+      return null;
     }
     const entries = await port.readLog(primary, epoch, fresh.lsn + 1, Math.min(survivor.lsn, fresh.lsn + LOG_PAGE));
     if (!Array.isArray(entries)) return null;
@@ -95,6 +99,20 @@ export async function advanceRecovery(
     if (!last) return restart(`${primary} no longer holds LSN ${fresh.lsn + 1}`);
     const replayed = await port.replicate(target, { epoch, entries, upToLsn: last.lsn });
     if (replayed.status !== "ok" && replayed.status !== "gap") return restart(`${target} refused the log (${replayed.status})`);
+  }
+  if (recovery.phase === "attached" && spend()) {
+    const [primaryNow, standbyNow] = await Promise.all([port.probe(primary), port.probe(target)]);
+    if (!primaryNow || !standbyNow) return null;
+    // The primary's LSN once it has taken its new standby bounds what it logged alone.
+    if (recovery.attachLsn === null && primaryNow.epoch === route.epoch && primaryNow.hasStandby) recovery.attachLsn = primaryNow.lsn;
+    if (recovery.attachLsn === null) return null;
+    await syncStandby(port, route, primaryNow, standbyNow);
+    const copied = await port.probe(target);
+    if (!copied || copied.lsn < recovery.attachLsn) return null;
+    route.recovery = null;
+    route.status = "healthy";
+    route.version += 1;
+    return { partition: route.partition, kind: "recovery-finished", detail: `${target} holds LSN ${copied.lsn} and is standby at epoch ${route.epoch}` };
   }
   return null;
 }

@@ -8,17 +8,16 @@ import type { DataflowRecord, PartitionRoute } from "../wire/routing.ts";
 
 /** The configuration each replica named by the route should hold (none while unavailable). */
 export function desiredConfigs(record: DataflowRecord, route: PartitionRoute): InitReplica[] {
-  const base = { dataflowId: record.id, partition: route.partition, spec: record.spec, epoch: route.epoch };
-  const configs: InitReplica[] = route.retired.map((name) => ({ ...base, name, role: "retired", hasStandby: false, holdLogAfterLsn: null }));
+  const base = { dataflowId: record.id, partition: route.partition, spec: record.spec, epoch: route.epoch, version: route.version };
+  const configs: InitReplica[] = route.retired.map((name) => ({ ...base, name, role: "retired", hasStandby: false }));
   if (route.status === "unavailable") return configs;
   configs.push({
     ...base,
     name: route.primary,
     role: "primary",
     hasStandby: route.standby !== null,
-    holdLogAfterLsn: route.recovery?.snapshot?.lsn ?? null,
   });
-  if (route.standby !== null) configs.push({ ...base, name: route.standby, role: "standby", hasStandby: false, holdLogAfterLsn: null });
+  if (route.standby !== null) configs.push({ ...base, name: route.standby, role: "standby", hasStandby: false });
   return configs;
 }
 
@@ -29,7 +28,6 @@ export function isConfigured(status: ReplicaStatus | null, desired: InitReplica)
   return (
     status.epoch === desired.epoch &&
     status.role === desired.role &&
-    status.hasStandby === desired.hasStandby &&
-    status.holdLogAfterLsn === desired.holdLogAfterLsn
+    status.hasStandby === desired.hasStandby
   );
 }

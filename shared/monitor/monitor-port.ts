@@ -5,6 +5,8 @@
  */
 import type { LogEntry } from "../wire/persisted.ts";
 import type {
+  AckStandby,
+  AckStandbyReply,
   BeginSeedReply,
   FinishSeed,
   FinishSeedReply,
@@ -28,6 +30,7 @@ export interface MonitorPort {
   finishSeed(name: string, msg: FinishSeed): Promise<FinishSeedReply>;
   readLog(name: string, epoch: number, fromLsn: number, toLsn: number): Promise<LogEntry[] | Refusal>;
   replicate(name: string, msg: Replicate): Promise<ReplicateReply>;
+  ackStandby(name: string, msg: AckStandby): Promise<AckStandbyReply>;
 }
 
 /** What one probe found: the replica's status (null: it has no state), or that it did not answer. */

@@ -54,7 +54,9 @@ export function planMonitorTick(
     }
     const primaryFailed = failed(route.primary);
     const standbyFailed = route.standby !== null && failed(route.standby);
-    if (primaryFailed && route.standby !== null && !standbyFailed) {
+    // Only a healthy partition's standby holds everything acknowledged; an attached
+    // standby that is still catching up must never be promoted.
+    if (primaryFailed && route.status === "healthy" && route.standby !== null && !standbyFailed) {
       const old = route.primary;
       retire(route, old);
       route.primary = route.standby;
@@ -67,6 +69,7 @@ export function planMonitorTick(
       event(route, "unavailable", `primary ${route.primary} failed with no standby able to take over; waiting for a replica to return`);
     } else if (standbyFailed && route.standby !== null) {
       const old = route.standby;
+      cancelRecovery(route);
       retire(route, old);
       route.standby = null;
       bump(route, "degraded");
@@ -82,7 +85,7 @@ export function planMonitorTick(
       const replica = replicaName(record.id, route.partition, route.nextGeneration);
       route.nextGeneration += 1;
       route.hints[replica] = pickHint(tuning.locationHints, route.hints[route.primary] ?? null, route.nextGeneration);
-      route.recovery = { replica, startedAtMs: nowMs, phase: "seeding", snapshot: null, chunksCopied: 0, outputsCopied: 0 };
+      route.recovery = { replica, startedAtMs: nowMs, phase: "seeding", attachLsn: null, snapshot: null, chunksCopied: 0, outputsCopied: 0 };
       route.status = "recovering";
       route.version += 1;
       event(route, "recovery-started", `seeding fresh standby ${replica} from ${route.primary}`);
@@ -141,8 +144,12 @@ function retire(route: PartitionRoute, name: string): void {
   if (route.retired.length > 16) route.retired.splice(0, route.retired.length - 16);
 }
 
+/** Abandons a recovery; its replica is retired, and leaves the standby slot if it was attached. */
 function cancelRecovery(route: PartitionRoute): void {
-  if (route.recovery) retire(route, route.recovery.replica);
+  if (route.recovery) {
+    retire(route, route.recovery.replica);
+    if (route.standby === route.recovery.replica) route.standby = null;
+  }
   route.recovery = null;
 }
 

@@ -9,6 +9,7 @@ import { advanceRecovery } from "./advance-recovery.ts";
 import { desiredConfigs, isConfigured } from "./desired-config.ts";
 import type { MonitorPort, ProbeResult } from "./monitor-port.ts";
 import { planMonitorTick, replicasToProbe, type MonitorTuning } from "./plan-monitor-tick.ts";
+import { syncStandby } from "./sync-standby.ts";
 
 /** Where the tick reads and writes the coordinator's records. */
 export interface MonitorStore {
@@ -35,13 +36,18 @@ export async function runMonitorTick(
         planMonitorTick(record, health, probes, nowMs, tuning);
         await store.save(record, health);
         await reconcile(port, record, probes);
+        await Promise.all(
+          record.routes.map((route) =>
+            syncStandby(port, route, statusOf(probes, route.primary), route.standby ? statusOf(probes, route.standby) : null).catch(() => undefined),
+          ),
+        );
         let attached = false;
         for (const route of record.routes) {
           if (route.status !== "recovering") continue;
           try {
             const event = await advanceRecovery(port, record, route, budget, () => store.save(record, health));
             if (event) record.events.push({ atMs: nowMs, ...event });
-            attached ||= event?.kind === "recovery-finished";
+            attached ||= route.recovery?.phase === "attached" || event?.kind === "recovery-finished";
           } catch {
             // A replica did not answer; the recovery resumes from its last saved step next tick.
           }
@@ -51,6 +57,11 @@ export async function runMonitorTick(
         if (attached) await reconcile(port, record, probes);
       }),
   );
+}
+
+function statusOf(probes: ReadonlyMap<string, ProbeResult>, name: string) {
+  const probe = probes.get(name);
+  return probe?.ok ? probe.status : null;
 }
 
 async function probeAll(port: MonitorPort, names: readonly string[]): Promise<Map<string, ProbeResult>> {

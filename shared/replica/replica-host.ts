@@ -41,8 +41,8 @@ export class ReplicaHost {
     const state = this.load();
     if (state) return this.#step(() => configure(state, msg, this.#tuning));
     if (msg.create !== true || msg.role === "retired") return NOT_INITIALISED;
-    const { name, dataflowId, partition, spec, role, epoch, hasStandby, holdLogAfterLsn } = msg;
-    const identity = { name, dataflowId, partition, spec, role, epoch, hasStandby, holdLogAfterLsn };
+    const { name, dataflowId, partition, spec, role, epoch, hasStandby, version } = msg;
+    const identity = { name, dataflowId, partition, spec, role, epoch, hasStandby, holdLogAfterLsn: null, configVersion: version };
     const meta = { v: 1 as const, ...identity, lsn: 0, appliedLsn: 0, standbyAckLsn: 0, checkpointLsn: 0, outputSeq: 0 };
     const fresh = emptyReplicaState(meta);
     this.#persist(fresh, { log: [], outputs: [] });
@@ -99,6 +99,7 @@ export class ReplicaHost {
       epoch: m.epoch,
       hasStandby: m.hasStandby,
       holdLogAfterLsn: m.holdLogAfterLsn,
+      configVersion: m.configVersion,
       lsn: m.lsn,
       appliedLsn: m.appliedLsn,
       standbyAckLsn: m.standbyAckLsn,
@@ -114,6 +115,19 @@ export class ReplicaHost {
     if (!state) return null;
     const { appliedLsn: lsn, outputSeq } = state.meta;
     return { v: 1, lsn, outputSeq, operator: state.operator, dedup: state.dedup };
+  }
+
+  /**
+   * Keeps every log entry above `lsn` until a standby is attached or the epoch changes
+   * (seeding). A hold only ever moves down: a late or repeated request must not release
+   * entries an earlier snapshot's copy still needs.
+   */
+  holdLog(lsn: number): void {
+    const state = this.load();
+    if (!state) return;
+    const current = state.meta.holdLogAfterLsn;
+    state.meta.holdLogAfterLsn = current === null ? lsn : Math.min(current, lsn);
+    this.#persist(state, { log: [], outputs: [] });
   }
 
   /** Drops memory so the next call reloads from storage (after a wipe or a failed write). */

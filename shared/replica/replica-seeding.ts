@@ -28,9 +28,7 @@ export class SeedSource {
     if (refusal) return refusal;
     const checkpoint = host.snapshot();
     if (!checkpoint) return NOT_INITIALISED;
-    const { name, dataflowId, partition, spec, role, hasStandby } = state.meta;
-    const held = host.init({ name, dataflowId, partition, spec, role, epoch, hasStandby, holdLogAfterLsn: checkpoint.lsn });
-    if (held.status !== "ok") return held;
+    host.holdLog(checkpoint.lsn);
     const body = JSON.stringify(checkpoint);
     const chunks: string[] = [];
     for (let at = 0; at < body.length; at += this.#chunkChars) chunks.push(body.slice(at, at + this.#chunkChars));
@@ -93,6 +91,7 @@ export function finishSeed(host: ReplicaHost, msg: FinishSeed): FinishSeedReply 
     epoch,
     hasStandby: false,
     holdLogAfterLsn: null,
+    configVersion: 0,
     lsn,
     appliedLsn: lsn,
     standbyAckLsn: 0,

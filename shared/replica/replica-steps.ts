@@ -18,20 +18,25 @@ export interface StepResult<Reply> {
 const noEffects = (): ReplicaEffects => ({ log: [], outputs: [] });
 
 /**
- * Applies a coordinator's configuration to an existing replica. Refuses an older epoch.
+ * Applies a coordinator's configuration to an existing replica. Refuses an older epoch,
+ * or an older route version within the epoch (a configuration delivered late).
  * Losing the standby (or being promoted) makes every pending entry stable at once: it is
  * durable on the only replica left. Gaining a standby restarts log retention from 0
  * until the standby acknowledges.
  */
 export function configure(state: ReplicaState, msg: InitReplica, tuning: ReplicaTuning): StepResult<{ status: "ok" } | Refusal> {
   const meta = state.meta;
-  if (msg.epoch < meta.epoch) return { reply: { status: "stale", epoch: meta.epoch }, effects: noEffects() };
+  const older = msg.epoch < meta.epoch || (msg.epoch === meta.epoch && msg.version < meta.configVersion);
+  if (older) return { reply: { status: "stale", epoch: meta.epoch }, effects: noEffects() };
   const effects = noEffects();
+  meta.configVersion = msg.version;
   const hadStandby = meta.role === "primary" && meta.hasStandby;
+  // A seeding hold (set by `SeedSource.begin`) lasts until the seeded standby is attached
+  // or the epoch changes; configurations never shorten it otherwise.
+  if (msg.epoch !== meta.epoch || (msg.hasStandby && !hadStandby)) meta.holdLogAfterLsn = null;
   meta.epoch = msg.epoch;
   meta.role = msg.role;
   meta.hasStandby = msg.role === "primary" && msg.hasStandby;
-  meta.holdLogAfterLsn = msg.holdLogAfterLsn;
   if (!meta.hasStandby && state.pending.length > 0) applyStable(state, state.pending.splice(0), tuning, effects);
   if (meta.hasStandby && !hadStandby) meta.standbyAckLsn = 0;
   return { reply: { status: "ok" }, effects };

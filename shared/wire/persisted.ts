@@ -33,6 +33,8 @@ export const ReplicaMetaSchema = z.object({
   outputSeq: z.number().int().min(0),
   /** While a fresh standby is seeded: keep every log entry above this LSN (null: no hold). */
   holdLogAfterLsn: z.number().int().min(0).nullable().default(null),
+  /** Route version of the configuration in force (see `InitReplica.version`). */
+  configVersion: z.number().int().min(0).default(0),
 });
 export type ReplicaMeta = z.infer<typeof ReplicaMetaSchema>;
 

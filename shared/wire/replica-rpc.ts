@@ -25,8 +25,8 @@ const InitReplicaSchema = ReplicaIdentitySchema.extend({
   role: RoleSchema,
   epoch: z.number().int().min(1),
   hasStandby: z.boolean(),
-  /** Keep log entries above this LSN for a standby being seeded (null: no hold). */
-  holdLogAfterLsn: z.number().int().min(0).nullable(),
+  /** The route's version: within an epoch, a configuration older than one applied is ignored (late deliveries). */
+  version: z.number().int().min(0),
   create: z.boolean().optional(),
 });
 export type InitReplica = z.infer<typeof InitReplicaSchema>;
@@ -101,6 +101,7 @@ export const ReplicaStatusSchema = z.object({
   epoch: z.number().int(),
   hasStandby: z.boolean(),
   holdLogAfterLsn: z.number().int().nullable(),
+  configVersion: z.number().int(),
   lsn: z.number().int(),
   appliedLsn: z.number().int(),
   standbyAckLsn: z.number().int(),

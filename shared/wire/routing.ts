@@ -16,8 +16,14 @@ const RecoverySchema = z.object({
   /** The fresh replica being seeded. */
   replica: z.string(),
   startedAtMs: z.number(),
-  /** `seeding`: copying the snapshot and outputs; `catching-up`: replaying the survivor's log. */
-  phase: z.enum(["seeding", "catching-up"]),
+  /**
+   * `seeding`: copying the snapshot and outputs; `catching-up`: replaying the survivor's
+   * log; `attached`: standby under a new epoch, still copying what the primary logged
+   * alone (up to `attachLsn`) before the partition counts as healthy again.
+   */
+  phase: z.enum(["seeding", "catching-up", "attached"]),
+  /** In `attached`: the primary's LSN once it knew its new standby; everything up to it must be copied. */
+  attachLsn: z.number().int().nullable().default(null),
   /** The snapshot being copied: the survivor's id for it, its LSN, chunk count and output count. */
   snapshot: z
     .object({ id: z.string(), lsn: z.number().int(), chunks: z.number().int(), outputSeq: z.number().int() })

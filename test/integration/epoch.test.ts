@@ -10,7 +10,7 @@ describe("epoch fencing", () => {
     const name = replicaName(dataflowId, 0, 0);
     const stub = env.PARTITION_REPLICA.getByName(name);
     const spec = DataflowSpecSchema.parse(clicksSpec("s"));
-    const init = { name, dataflowId, partition: 0, spec, role: "primary" as const, hasStandby: false, holdLogAfterLsn: null, create: true };
+    const init = { name, dataflowId, partition: 0, spec, role: "primary" as const, hasStandby: false, version: 1, create: true };
     expect(await stub.init({ ...init, epoch: 1 })).toEqual({ status: "ok" });
     const records = JSON.stringify([["a", 1, 1]]);
     expect(await stub.applyBatch({ epoch: 1, producer: "p", seq: 1, records })).toEqual({ status: "applied", lsn: 1 });
@@ -30,7 +30,7 @@ describe("epoch fencing", () => {
     const name = replicaName(dataflowId, 0, 1);
     const stub = env.PARTITION_REPLICA.getByName(name);
     const spec = DataflowSpecSchema.parse(clicksSpec("s"));
-    await stub.init({ name, dataflowId, partition: 0, spec, role: "standby", epoch: 1, hasStandby: false, holdLogAfterLsn: null, create: true });
+    await stub.init({ name, dataflowId, partition: 0, spec, role: "standby", epoch: 1, hasStandby: false, version: 1, create: true });
     expect(await stub.applyBatch({ epoch: 1, producer: "p", seq: 1, records: "[]" })).toEqual({ status: "wrong-role", role: "standby" });
   });
 });

@@ -8,7 +8,7 @@ const tuning = { dedupWindow: 64, checkpointEvery: 3 };
 
 function replica(role: "primary" | "standby", hasStandby = role === "primary", storage = new MemoryReplicaStorage()) {
   const host = new ReplicaHost(storage, tuning);
-  host.init({ name: `r-${role}`, dataflowId: "df", partition: 0, spec: spec(), role, epoch: 1, hasStandby, holdLogAfterLsn: null, create: true });
+  host.init({ name: `r-${role}`, dataflowId: "df", partition: 0, spec: spec(), role, epoch: 1, hasStandby, version: 1, create: true });
   return { host, storage };
 }
 
@@ -56,12 +56,12 @@ describe("primary", () => {
 
   it("refuses a stale epoch, a newer unknown epoch and a standby-only call", () => {
     const { host } = replica("primary");
-    host.init({ name: "r-primary", dataflowId: "df", partition: 0, spec: spec(), role: "primary", epoch: 3, hasStandby: true, holdLogAfterLsn: null });
+    host.init({ name: "r-primary", dataflowId: "df", partition: 0, spec: spec(), role: "primary", epoch: 3, hasStandby: true, version: 1 });
     expect(host.applyBatch({ ...batch(1), epoch: 2 })).toEqual({ status: "stale", epoch: 3 });
     expect(host.applyBatch({ ...batch(1), epoch: 4 })).toEqual({ status: "behind", epoch: 3 });
     expect(host.replicate({ epoch: 3, entries: [], upToLsn: 0 })).toEqual({ status: "wrong-role", role: "primary" });
     expect(host.readResults(2, {})).toEqual({ status: "stale", epoch: 3 });
-    expect(host.init({ name: "r-primary", dataflowId: "df", partition: 0, spec: spec(), role: "primary", epoch: 2, hasStandby: true, holdLogAfterLsn: null })).toEqual({
+    expect(host.init({ name: "r-primary", dataflowId: "df", partition: 0, spec: spec(), role: "primary", epoch: 2, hasStandby: true, version: 1 })).toEqual({
       status: "stale",
       epoch: 3,
     });

@@ -1,0 +1,3 @@
+// The simulator runs in Node; its scheduler yields with setImmediate, which the
+// Workers types used for the rest of the project do not declare.
+declare function setImmediate(callback: () => void): unknown;

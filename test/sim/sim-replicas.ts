@@ -1,0 +1,205 @@
+/**
+ * Simulated replicas and network: the real `ReplicaHost` and `SeedSource` over
+ * memory storage, reached through calls with random latency, deadlines, duplicated
+ * deliveries and injected faults. Implements the router's and the monitor's ports.
+ */
+import { judgeSeq } from "../../shared/dedup.ts";
+import type { MonitorPort } from "../../shared/monitor/monitor-port.ts";
+import { ReplicaHost } from "../../shared/replica/replica-host.ts";
+import { acceptOutputs, acceptSeedChunk, finishSeed, SeedSource } from "../../shared/replica/replica-seeding.ts";
+import type { ReplicaTuning } from "../../shared/replica/replica-state.ts";
+import type { ReplicaPort } from "../../shared/router/write-partition.ts";
+import { MemoryReplicaStorage } from "../helpers/memory-replica-storage.ts";
+import type { SimClock } from "./sim-clock.ts";
+import type { Variant } from "./variants.ts";
+
+export type SimFault = "crash" | "hang" | "slow";
+type Rng = { int(n: number): number; chance(p: number): boolean };
+
+interface SimReplica {
+  storage: MemoryReplicaStorage;
+  host: ReplicaHost | null;
+  seeds: SeedSource;
+  fault: SimFault | null;
+  healed: Array<() => void>;
+}
+
+/** Network and replica settings of a run. */
+export interface SimNetConfig {
+  maxLatencyMs: number;
+  slowMs: number;
+  duplicateChance: number;
+  tuning: ReplicaTuning;
+  variant: Variant | null;
+}
+
+export class SimReplicas {
+  readonly replicas = new Map<string, SimReplica>();
+  /** (partition@epoch) → replicas that accepted a write in that epoch. */
+  readonly writers = new Map<string, Set<string>>();
+  /** Replicas whose storage was wiped at some point. */
+  readonly wiped = new Set<string>();
+  readonly #clock: SimClock;
+  readonly #rng: Rng;
+  readonly #config: SimNetConfig;
+  readonly #trace: (line: string) => void;
+  #forgedSeq = 1_000_000_000;
+
+  constructor(clock: SimClock, rng: Rng, config: SimNetConfig, trace: (line: string) => void) {
+    this.#clock = clock;
+    this.#rng = rng;
+    this.#config = config;
+    this.#trace = trace;
+  }
+
+  replica(name: string): SimReplica {
+    let r = this.replicas.get(name);
+    if (!r) {
+      r = { storage: this.#storage(), host: null, seeds: new SeedSource(400), fault: null, healed: [] };
+      this.replicas.set(name, r);
+    }
+    return r;
+  }
+
+  host(name: string): ReplicaHost {
+    const r = this.replica(name);
+    return (r.host ??= new ReplicaHost(r.storage, this.#config.tuning));
+  }
+
+  inject(name: string, kind: SimFault | "wipe" | "heal"): void {
+    const r = this.replica(name);
+    this.#trace(`fault ${kind} ${name}`);
+    if (kind === "heal") {
+      r.fault = null;
+      for (const wake of r.healed.splice(0)) wake();
+    } else if (kind === "wipe") {
+      this.wiped.add(name);
+      r.storage.wipe();
+      r.host = null;
+      r.seeds = new SeedSource(400);
+    } else {
+      r.fault = kind;
+      if (kind === "crash") {
+        r.host = null;
+        r.seeds = new SeedSource(400);
+      }
+    }
+  }
+
+  /** God's-eye view: whether a replica has durably applied or logged `(producer, seq)`. */
+  holds(name: string, producer: string, seq: number): boolean {
+    const state = this.host(name).load();
+    if (!state) return false;
+    return judgeSeq(state.dedup, producer, seq, this.#config.tuning.dedupWindow) === "duplicate" || state.pending.some((e) => e.producer === producer && e.seq === seq);
+  }
+
+  /** A port whose calls fail after `deadlineMs` (the caller's deadline) like a real stub with a timeout. */
+  port(deadlineMs: number, probeDeadlineMs = deadlineMs): ReplicaPort & MonitorPort {
+    const call = <T>(name: string, method: string, run: (host: ReplicaHost, r: SimReplica) => T, ms = deadlineMs) =>
+      this.#call(name, method, run, ms);
+    return {
+      applyBatch: (name, msg) => call(name, "applyBatch", (h) => this.#unfenced(h, "primary", () => this.#applyBatch(name, h, this.#epochFor(h, msg), msg.epoch))),
+      replicate: (name, msg) => call(name, "replicate", (h) => this.#unfenced(h, "standby", () => h.replicate(this.#rewriteReplicate(h, this.#epochFor(h, msg))))),
+      ackStandby: (name, msg) => call(name, "ackStandby", (h) => this.#unfenced(h, "primary", () => h.ackStandby(this.#epochFor(h, msg)))),
+      readLog: (name, epoch, from, to) => call(name, "readLog", (h) => this.#unfenced(h, "primary", () => h.readLog(this.#epochFor(h, { epoch }).epoch, from, to))),
+      probe: (name) => call(name, "probe", (h) => h.status(), probeDeadlineMs),
+      configure: (name, msg) => call(name, "configure", (h) => h.init(msg)),
+      beginSeed: (name, epoch) => call(name, "beginSeed", (h, r) => r.seeds.begin(h, epoch)),
+      readSeedChunk: (name, epoch, id, index) => call(name, "readSeedChunk", (h, r) => r.seeds.chunk(h, epoch, id, index)),
+      acceptSeedChunk: (name, id, index, body) => call(name, "acceptSeedChunk", (h) => acceptSeedChunk(h, id, index, body)),
+      readOutputPage: (name, epoch, after, limit) => call(name, "readOutputPage", (h) => h.readOutputPage(epoch, after, limit)),
+      acceptOutputs: (name, outputs) => call(name, "acceptOutputs", (h) => acceptOutputs(h, outputs)),
+      finishSeed: (name, msg) => call(name, "finishSeed", (h) => finishSeed(h, msg)),
+    };
+  }
+
+  async #call<T>(name: string, method: string, run: (host: ReplicaHost, r: SimReplica) => T, deadlineMs: number): Promise<T> {
+    const deadline = this.#clock.timer(deadlineMs);
+    const work = (async () => {
+      await this.#clock.sleep(1 + this.#rng.int(this.#config.maxLatencyMs));
+      const r = this.replica(name);
+      if (r.fault === "crash") throw new Error(`${name} is down`);
+      if (r.fault === "hang") {
+        await new Promise<void>((wake) => r.healed.push(wake));
+        throw new Error(`${name} hung`);
+      }
+      if (r.fault === "slow") await this.#clock.sleep(this.#config.slowMs);
+      const reply = run(this.host(name), r);
+      if (this.#rng.chance(this.#config.duplicateChance)) {
+        // The same message delivered again a little later; its reply is lost.
+        void this.#clock.sleep(1 + this.#rng.int(4 * this.#config.maxLatencyMs)).then(() => {
+          const again = this.replica(name);
+          if (again.fault === null) {
+            try {
+              run(this.host(name), again);
+            } catch {
+              // a duplicate that fails changes nothing the caller sees
+            }
+          }
+        });
+      }
+      await this.#clock.sleep(1 + this.#rng.int(this.#config.maxLatencyMs));
+      return reply;
+    })();
+    try {
+      return await Promise.race([work, deadline.promise.then(() => Promise.reject(new Error(`${name} ${method}: deadline`)))]);
+    } finally {
+      deadline.cancel();
+      work.catch(() => undefined);
+    }
+  }
+
+  #applyBatch(name: string, host: ReplicaHost, delivered: Parameters<ReplicaHost["applyBatch"]>[0], sentEpoch: number) {
+    let msg = delivered;
+    if (this.#config.variant === "no-dedup") msg = { ...msg, seq: this.#forgedSeq++ };
+    const reply = host.applyBatch(msg);
+    if (reply.status === "applied") {
+      const partition = host.status()?.partition ?? -1;
+      const key = `${partition}@${sentEpoch}`;
+      const set = this.writers.get(key) ?? new Set<string>();
+      set.add(name);
+      this.writers.set(key, set);
+      if (this.#config.variant === "unstable-outputs") host.ackStandby({ epoch: msg.epoch, lsn: reply.lsn });
+    }
+    return reply;
+  }
+
+  /** The no-fencing variant: every call is taken as coming from the replica's own epoch... */
+  #epochFor<M extends { epoch: number }>(host: ReplicaHost, msg: M): M {
+    if (this.#config.variant !== "no-fencing") return msg;
+    const epoch = host.status()?.epoch;
+    return epoch === undefined ? msg : { ...msg, epoch };
+  }
+
+  /** ...and served whatever role the replica holds (its role is swapped in for the call). */
+  #unfenced<T>(host: ReplicaHost, role: "primary" | "standby", run: () => T): T {
+    const state = this.#config.variant === "no-fencing" ? host.load() : null;
+    if (!state || state.meta.role === role || state.meta.role === "retired") return run();
+    const held = state.meta.role;
+    state.meta.role = role;
+    try {
+      return run();
+    } finally {
+      if (state.meta.role === role) state.meta.role = held;
+    }
+  }
+
+  /** The out-of-order-standby variant: entries past a gap are renumbered to follow what the standby holds. */
+  #rewriteReplicate(host: ReplicaHost, msg: Parameters<ReplicaHost["replicate"]>[0]) {
+    if (this.#config.variant !== "out-of-order-standby") return msg;
+    const held = host.status()?.lsn ?? 0;
+    const first = msg.entries[0];
+    if (!first || first.lsn <= held + 1) return msg;
+    const entries = msg.entries.map((e, i) => ({ ...e, lsn: held + 1 + i }));
+    return { ...msg, entries, upToLsn: Math.min(msg.upToLsn, held + entries.length) };
+  }
+
+  #storage(): MemoryReplicaStorage {
+    const storage = new MemoryReplicaStorage();
+    if (this.#config.variant === "early-log-trim") {
+      const persist = storage.persist.bind(storage);
+      storage.persist = (meta, effects) => persist(meta, { ...effects, trimLogThrough: meta.appliedLsn });
+    }
+    return storage;
+  }
+}
