@@ -3,7 +3,7 @@
  * memory storage, reached through calls with random latency, deadlines, duplicated
  * deliveries and injected faults. Implements the router's and the monitor's ports.
  */
-import { judgeSeq } from "../../shared/dedup.ts";
+import { judgeSeq, recordSeq } from "../../shared/dedup.ts";
 import type { MonitorPort } from "../../shared/monitor/monitor-port.ts";
 import { ReplicaHost } from "../../shared/replica/replica-host.ts";
 import { acceptOutputs, acceptSeedChunk, finishSeed, SeedSource } from "../../shared/replica/replica-seeding.ts";
@@ -43,7 +43,6 @@ export class SimReplicas {
   readonly #rng: Rng;
   readonly #config: SimNetConfig;
   readonly #trace: (line: string) => void;
-  #forgedSeq = 1_000_000_000;
 
   constructor(clock: SimClock, rng: Rng, config: SimNetConfig, trace: (line: string) => void) {
     this.#clock = clock;
@@ -150,18 +149,56 @@ export class SimReplicas {
   }
 
   #applyBatch(name: string, host: ReplicaHost, delivered: Parameters<ReplicaHost["applyBatch"]>[0], sentEpoch: number) {
-    let msg = delivered;
-    if (this.#config.variant === "no-dedup") msg = { ...msg, seq: this.#forgedSeq++ };
-    const reply = host.applyBatch(msg);
+    const msg = delivered;
+    const reply =
+      this.#config.variant === "unstable-outputs"
+        ? this.#applyUnstable(host, msg)
+        : this.#config.variant === "no-dedup"
+          ? this.#applyWithoutDedup(host, msg)
+          : host.applyBatch(msg);
     if (reply.status === "applied") {
       const partition = host.status()?.partition ?? -1;
       const key = `${partition}@${sentEpoch}`;
       const set = this.writers.get(key) ?? new Set<string>();
       set.add(name);
       this.writers.set(key, set);
-      if (this.#config.variant === "unstable-outputs") host.ackStandby({ epoch: msg.epoch, lsn: reply.lsn });
     }
     return reply;
+  }
+
+  /** The no-dedup variant: the primary judges every batch against empty dedup state. */
+  #applyWithoutDedup(host: ReplicaHost, msg: Parameters<ReplicaHost["applyBatch"]>[0]) {
+    const state = host.load();
+    if (!state) return host.applyBatch(msg);
+    const { dedup, pending } = state;
+    state.dedup = {};
+    state.pending = [];
+    try {
+      return host.applyBatch(msg);
+    } finally {
+      for (const entry of state.pending) pending.push(entry);
+      if (Object.keys(state.dedup).length > 0) recordSeq(dedup, msg.producer, msg.seq, this.#config.tuning.dedupWindow);
+      state.dedup = dedup;
+      state.pending = pending;
+    }
+  }
+
+  /**
+   * The unstable-outputs variant: the primary applies (and emits from) a batch at once, as
+   * if it had no standby, while its log is still kept for the standby as usual.
+   */
+  #applyUnstable(host: ReplicaHost, msg: Parameters<ReplicaHost["applyBatch"]>[0]) {
+    const meta = host.load()?.meta;
+    if (!meta?.hasStandby) return host.applyBatch(msg);
+    const hold = meta.holdLogAfterLsn;
+    meta.hasStandby = false;
+    meta.holdLogAfterLsn = Math.min(hold ?? Number.POSITIVE_INFINITY, meta.standbyAckLsn);
+    try {
+      return host.applyBatch(msg);
+    } finally {
+      meta.hasStandby = true;
+      meta.holdLogAfterLsn = hold;
+    }
   }
 
   /** The no-fencing variant: every call is taken as coming from the replica's own epoch... */

@@ -17,7 +17,7 @@ import { desiredConfigs } from "../../shared/monitor/desired-config.ts";
 import { rng as makeRng } from "../helpers/rng.ts";
 import { checkSettled, checkWriters, CursorReader } from "./sim-checks.ts";
 import { SimClock } from "./sim-clock.ts";
-import { SimReplicas, type SimFault } from "./sim-replicas.ts";
+import { SimReplicas } from "./sim-replicas.ts";
 import type { Variant } from "./variants.ts";
 
 export interface SimOptions {
@@ -187,6 +187,18 @@ export async function runSimulation(seed: number, options: SimOptions = {}): Pro
     }
   };
 
+  // An output a reader receives comes from the stable prefix, so the standby already holds it.
+  const checkOutputsReplicated = (partition: number, outputs: readonly { outputSeq: number; result: unknown }[]) => {
+    const route = DataflowRecordSchema.parse(JSON.parse(stored)).routes[partition];
+    if (!route || route.status !== "healthy" || !route.standby || replicas.wiped.has(route.standby)) return;
+    const held = new Map(replicas.replica(route.standby).storage.outputs.map((o) => [o.outputSeq, JSON.stringify(o.result)]));
+    for (const o of outputs) {
+      if (held.get(o.outputSeq) !== JSON.stringify(o.result)) {
+        violations.push(`partition ${partition}: a reader got output ${o.outputSeq} that standby ${route.standby} does not hold (unstable prefix)`);
+      }
+    }
+  };
+
   // Readers: follow each partition's output stream from whatever the routing calls primary.
   const readers = initial.routes.map((r) => new CursorReader(r.partition, violations));
   const readLoop = async (stopAt: () => boolean) => {
@@ -205,7 +217,9 @@ export async function runSimulation(seed: number, options: SimOptions = {}): Pro
           if (!reader) return;
           try {
             const page = await port.readOutputPage(route.primary, route.epoch, reader.cursor, 50);
-            if (page.status === "ok") reader.accept(page.outputs, route.primary);
+            if (page.status !== "ok") return;
+            reader.accept(page.outputs, route.primary);
+            checkOutputsReplicated(route.partition, page.outputs);
           } catch {
             // unavailable right now; the cursor waits
           }
@@ -340,4 +354,3 @@ function unfence(record: DataflowRecord, lastSaved: ReadonlyMap<number, { epoch:
   }
 }
 
-export type { SimFault };
