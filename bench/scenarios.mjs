@@ -1,0 +1,188 @@
+// The benchmark scenarios of issue 5, each returning plain numbers for the report.
+import { routeEvents } from "../shared/ingest/route-events.ts";
+import { tumblingWindow } from "../shared/operators/tumbling-window.ts";
+import { partitionFor } from "../shared/partitioner.ts";
+import { DataflowSpecSchema } from "../shared/wire/dataflow-spec.ts";
+import { api, injectFault, selfCpuSeconds, TOKEN, workerdCpuSeconds } from "./harness.mjs";
+import { makeBatch, prng, runLoad, summarize } from "./load.mjs";
+
+const BATCH = 100;
+const KEYS = 10_000;
+const CONCURRENCY = 8;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const specFor = (stream, partitions, replication) => ({
+  stream,
+  key: "page",
+  timeField: "ts",
+  window: { kind: "tumbling", sizeMs: 60_000, allowedLatenessMs: 86_400_000 },
+  aggregates: { n: { op: "count" }, bytes: { op: "sum", field: "bytes" } },
+  partitions,
+  replication,
+});
+
+async function createDataflow(url, id, spec) {
+  const res = await api(url, "PUT", `/v1/dataflows/${id}`, spec);
+  if (res.status !== 201 && res.status !== 200) throw new Error(`create ${id}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.dataflow;
+}
+
+/** Raw baseline: the same batches parsed, routed and aggregated in this Node process. */
+export function rawBaseline(durationMs) {
+  const spec = DataflowSpecSchema.parse(specFor("raw", 4, 1));
+  const op = tumblingWindow(spec);
+  const states = new Map();
+  const random = prng(1);
+  const bodies = Array.from({ length: 200 }, () => JSON.stringify(makeBatch(random, BATCH, KEYS, 1_000)));
+  let events = 0;
+  const cpu0 = selfCpuSeconds();
+  const started = performance.now();
+  for (let i = 0; performance.now() - started < durationMs; i++) {
+    const parsed = JSON.parse(bodies[i % bodies.length]);
+    for (const [partition, records] of routeEvents(spec, parsed, 0, 256)) {
+      // As a replica receives it: one serialized sub-batch, parsed and aggregated.
+      const received = JSON.parse(JSON.stringify(records));
+      states.set(partition, op.process(states.get(partition) ?? op.init(), received, () => {}));
+    }
+    events += parsed.length;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  return { events, eventsPerSecond: events / seconds, cpuMicrosPerEvent: ((selfCpuSeconds() - cpu0) * 1e6) / events };
+}
+
+/** Throughput and latency of one dataflow shape under closed-loop load. */
+export async function throughput(url, partitions, replication, durationMs) {
+  const id = `tp-p${partitions}-r${replication}`;
+  await createDataflow(url, id, specFor(id, partitions, replication));
+  const random = prng(partitions * 10 + replication);
+  const load = (ms, prefix) => {
+    const stopAt = performance.now() + ms;
+    return runLoad({ url, token: TOKEN, stream: id, concurrency: CONCURRENCY, producerPrefix: prefix, stopAt: () => performance.now() >= stopAt, nextBatch: () => makeBatch(random, BATCH, KEYS, 1_000) });
+  };
+  await load(Math.min(1_000, durationMs / 2), `${id}-warm`);
+  const cpu0 = workerdCpuSeconds();
+  const started = performance.now();
+  const { acks, rejected } = await load(durationMs, id);
+  const elapsed = performance.now() - started;
+  const summary = summarize(acks, elapsed);
+  return { partitions, replication, ...summary, rejected, cpuMicrosPerEvent: ((workerdCpuSeconds() - cpu0) * 1e6) / summary.events };
+}
+
+/** Keys that land in each partition, so a producer's batches touch exactly one partition. */
+function keysByPartition(partitions, perPartition) {
+  const buckets = Array.from({ length: partitions }, () => []);
+  for (let i = 0; buckets.some((b) => b.length < perPartition); i++) {
+    const key = `page-${i}`;
+    const bucket = buckets[partitionFor(key, partitions)];
+    if (bucket.length < perPartition) bucket.push(key);
+  }
+  return buckets;
+}
+
+/** Crash the primary of partition 0 under steady load; measure the gap, the others, and exactness. */
+export async function failover(url, durationMs, crashAtMs) {
+  const id = "failover";
+  const partitions = 4;
+  const dataflow = await createDataflow(url, id, specFor(id, partitions, 2));
+  const keys = keysByPartition(partitions, 500);
+  const random = prng(7);
+  const started = performance.now();
+  const stopAt = started + durationMs;
+  const crash = (async () => {
+    await sleep(crashAtMs);
+    const crashedAt = performance.now();
+    await injectFault(url, dataflow.partitions[0].primary, "crash");
+    return crashedAt;
+  })();
+  const { acks, rejected } = await runLoad({
+    url,
+    token: TOKEN,
+    stream: id,
+    concurrency: partitions * 2,
+    producerPrefix: id,
+    stopAt: () => performance.now() >= stopAt,
+    nextBatch: (producer) => makeBatch(random, BATCH, keys[producer % partitions].length, 1_000, (i) => keys[producer % partitions][i]),
+  });
+  const crashedAt = await crash;
+  const p0 = acks.filter((a) => a.producer % partitions === 0).map((a) => a.atMs).sort((a, b) => a - b);
+  let gapMs = 0;
+  let previous = crashedAt;
+  for (const at of p0.filter((t) => t >= crashedAt)) {
+    gapMs = Math.max(gapMs, at - previous);
+    previous = at;
+  }
+  const bucketMs = 250;
+  const series = [];
+  for (let t = 0; t < durationMs; t += bucketMs) {
+    const inBucket = acks.filter((a) => a.atMs - started >= t && a.atMs - started < t + bucketMs);
+    const rate = (list) => list.reduce((n, a) => n + a.events, 0) / (bucketMs / 1000);
+    series.push({ tMs: t, partition0: rate(inBucket.filter((a) => a.producer % partitions === 0)), others: rate(inBucket.filter((a) => a.producer % partitions !== 0)) });
+  }
+  const counted = await countedEvents(url, id);
+  const acked = acks.reduce((n, a) => n + a.events, 0);
+  const status = await api(url, "GET", "/v1/status");
+  const events = status.body.dataflows.find((d) => d.id === id).events.map((e) => `${e.at} ${e.kind}: ${e.detail}`);
+  return {
+    crashAtMs: crashedAt - started,
+    unavailabilityMs: gapMs,
+    rejected,
+    acked,
+    counted,
+    lost: Math.max(0, acked - counted),
+    duplicated: Math.max(0, counted - acked),
+    othersEventsPerSecondBefore: rateOf(acks.filter((a) => a.producer % partitions !== 0 && a.atMs < crashedAt), crashedAt - started),
+    othersEventsPerSecondAfter: rateOf(acks.filter((a) => a.producer % partitions !== 0 && a.atMs >= crashedAt), stopAt - crashedAt),
+    series,
+    events,
+  };
+}
+
+function rateOf(acks, ms) {
+  return acks.reduce((n, a) => n + a.events, 0) / (ms / 1000);
+}
+
+export async function countedEvents(url, id) {
+  const res = await api(url, "GET", `/v1/dataflows/${id}/results`);
+  if (res.status !== 200) throw new Error(`results ${id}: ${res.status}`);
+  return res.body.results.reduce((n, r) => n + r.values.n, 0);
+}
+
+/** Fill a one-partition dataflow with `keys` keys, then lose its standby; time the seeding and ingest meanwhile. */
+export async function recovery(url, keys, sampleMs, log) {
+  const id = `recovery-${keys}`;
+  const dataflow = await createDataflow(url, id, specFor(id, 1, 2));
+  const fill = 2_000;
+  for (let from = 0, seq = 1; from < keys; from += fill, seq++) {
+    const events = Array.from({ length: Math.min(fill, keys - from) }, (_, i) => ({ page: `k${from + i}`, ts: 1_000, bytes: 1 }));
+    const res = await api(url, "POST", `/v1/streams/${id}/events`, events, { "flux-producer-id": "fill", "flux-seq": String(seq) });
+    if (res.status !== 200) throw new Error(`fill ${id}: ${res.status} ${JSON.stringify(res.body)}`);
+    if (seq % 50 === 0) log(`  filled ${from + fill} keys`);
+  }
+  const random = prng(keys);
+  const load = (stopAt, prefix) =>
+    runLoad({ url, token: TOKEN, stream: id, concurrency: 4, producerPrefix: prefix, stopAt, nextBatch: () => makeBatch(random, BATCH, 1_000, 1_000, (i) => `k${i}`) });
+  const baselineEnd = performance.now() + sampleMs;
+  const baseline = await load(() => performance.now() >= baselineEnd, `${id}-before`);
+  const baselineRate = rateOf(baseline.acks, sampleMs);
+
+  await injectFault(url, dataflow.partitions[0].standby, "crash");
+  let finished = null;
+  let started = null;
+  const deadline = performance.now() + 300_000;
+  const watcher = (async () => {
+    while (!finished && performance.now() < deadline) {
+      await sleep(100);
+      const status = await api(url, "GET", "/v1/status");
+      const events = status.body.dataflows.find((d) => d.id === id).events;
+      started ??= events.find((e) => e.kind === "recovery-started")?.at ?? null;
+      finished = events.find((e) => e.kind === "recovery-finished")?.at ?? null;
+    }
+  })();
+  const during = await load(() => finished !== null || performance.now() >= deadline, `${id}-during`);
+  await watcher;
+  if (!started || !finished) throw new Error(`recovery of ${id} did not finish`);
+  const seedMs = Date.parse(finished) - Date.parse(started);
+  const startedPerf = during.acks[0]?.atMs ?? performance.now();
+  const duringRate = rateOf(during.acks, Math.max(1, (during.acks.at(-1)?.atMs ?? startedPerf) - startedPerf));
+  return { keys, seedMs, baselineEventsPerSecond: baselineRate, duringEventsPerSecond: duringRate, ratio: duringRate / baselineRate };
+}
