@@ -11,7 +11,27 @@ function machine() {
   return `${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, workerd ${workerd} (through Miniflare)`;
 }
 
-export function writeReport(results, targets) {
+function targetTable(results) {
+  const tp = (p, r) => results.throughput.find((t) => t.partitions === p && t.replication === r);
+  const row = (target, measured, met) => `| ${target} | ${measured} | ${met ? "met" : "**missed**"} |`;
+  const ofRaw = tp(4, 2).eventsPerSecond / results.raw.eventsPerSecond;
+  const r2r1 = tp(4, 2).eventsPerSecond / tp(4, 1).eventsPerSecond;
+  const lat = tp(4, 2).p50Ms / tp(4, 1).p50Ms;
+  const big = results.recovery.find((r) => r.keys === 1_000_000);
+  return [
+    "| target | measured (this run) | |",
+    "| --- | --- | --- |",
+    row("R=2, P=4 reaches ≥ 0.25 of raw", `${fmt(ofRaw, 3)} of raw (${fmt(0.25 / ofRaw, 0)}× short)`, ofRaw >= 0.25),
+    row("R=2 throughput ≥ 0.75 of R=1 (P=4)", `${fmt(r2r1, 2)} (P=1: ${fmt(tp(1, 2).eventsPerSecond / tp(1, 1).eventsPerSecond, 2)}, P=16: ${fmt(tp(16, 2).eventsPerSecond / tp(16, 1).eventsPerSecond, 2)})`, r2r1 >= 0.75),
+    row("R=2 median latency ≤ 2× R=1 (P=4)", `${fmt(lat, 2)}×`, lat <= 2),
+    row("fail-over unavailability ≤ 1.5 s (defaults)", `${fmt(results.failover.unavailabilityMs)} ms, ${results.failover.lost} lost, ${results.failover.duplicated} duplicated`, results.failover.unavailabilityMs <= 1500 && results.failover.lost === 0 && results.failover.duplicated === 0),
+    big
+      ? row("seed 1M keys ≤ 5 s, ingest ≥ 70% meanwhile", `${fmt(big.seedMs)} ms, ingest at ${pct(big.ratio)}`, big.seedMs <= 5000 && big.ratio >= 0.7)
+      : row("seed 1M keys ≤ 5 s, ingest ≥ 70% meanwhile", "not run (quick mode)", false),
+  ].join("\n");
+}
+
+export function writeReport(results) {
   const tp = (p, r) => results.throughput.find((t) => t.partitions === p && t.replication === r);
   const rows = results.throughput.map(
     (t) => `| ${t.partitions} | ${t.replication} | ${fmt(t.eventsPerSecond)} | ${fmt(t.p50Ms, 1)} | ${fmt(t.p99Ms, 1)} | ${fmt(t.cpuMicrosPerEvent, 1)} | ${fmt(t.eventsPerSecond / results.raw.eventsPerSecond, 3)} |`,
@@ -105,9 +125,37 @@ workerd stopped and started again on the same storage (every object restarts, as
 deploy): first acknowledged batch **${fmt(results.restart.firstAckMs)} ms** after start;
 results ${results.restart.unchanged ? "unchanged" : "CHANGED"} (${fmt(results.restart.countedBefore)} events before and after).
 
-## Targets
+## Targets (issue 5)
 
-${targets ?? "(see the analysis below)"}
+${targetTable(results)}
+
+### What limits the misses
+
+Locally every Durable Object of the Worker runs in one workerd process, on one JavaScript
+thread: the router, both replicas of every partition and the monitor share it. The
+workload is therefore CPU-bound on that thread (one of the machine's two cores is busy
+with the load generator), and the column "workerd CPU µs/event" is the profile that
+matters:
+
+- **R=2 against R=1.** A replicated event costs about twice the CPU of an unreplicated
+  one (${fmt(tp(4, 2).cpuMicrosPerEvent, 1)} against ${fmt(tp(4, 1).cpuMicrosPerEvent, 1)} µs at P=4): both replicas parse and aggregate it and
+  write it to SQLite in their own transaction, and each sub-batch makes three RPCs
+  (apply on the primary, replicate to the standby, acknowledge to the primary) instead of
+  one. On one thread that halves throughput; in production the replicas sit in different
+  objects on different machines and run in parallel, so the work would not add up on one
+  core. The three calls are sequential by design (the primary fixes the order, the
+  standby must hold an entry before the client hears 200, the primary must learn that
+  before it may emit from it), which is what doubles the median latency and more.
+- **Against the raw baseline.** The raw loop parses, routes and aggregates in
+  ${fmt(results.raw.cpuMicrosPerEvent, 2)} µs/event. Each posted batch in workerd also pays for HTTP, authentication,
+  validation of every event, per-partition serialization, one RPC per replica step and a
+  durable SQLite transaction per step (meta, log row and any closed-window outputs):
+  roughly ${fmt(tp(1, 1).cpuMicrosPerEvent / results.raw.cpuMicrosPerEvent, 0)}× the raw CPU per event even at P=1, R=1 with 100-event batches. Larger
+  batches amortize the fixed per-request and per-RPC costs.
+- **More partitions.** With 100-event batches over 10,000 keys, P=16 splits every batch
+  into ~6-event sub-batches, so the fixed cost per RPC and per transaction dominates.
+  Locally P only adds overhead, because all partitions share the one thread; spread over
+  machines, partitions are what scales.
 `;
   writeFileSync("docs/BENCHMARKS.md", md);
 }

@@ -130,6 +130,11 @@ export class ReplicaHost {
     this.#persist(state, { log: [], outputs: [] });
   }
 
+  /** Takes a freshly installed seed as its state without reading it back from storage. */
+  adopt(meta: ReplicaState["meta"], checkpoint: Checkpoint): void {
+    this.#state = restoreReplicaState(meta, checkpoint, [], this.#tuning);
+  }
+
   /** Drops memory so the next call reloads from storage (after a wipe or a failed write). */
   forget(): void {
     this.#state = null;

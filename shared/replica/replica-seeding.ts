@@ -99,6 +99,6 @@ export function finishSeed(host: ReplicaHost, msg: FinishSeed): FinishSeedReply 
     outputSeq,
   };
   host.storage.installSeed(meta, staged.body);
-  host.forget();
+  host.adopt(meta, checkpoint);
   return { status: "ok", lsn };
 }

@@ -18,6 +18,10 @@ export interface ReplicaState {
   pending: LogEntry[];
   /** Batches applied since the last checkpoint. */
   sinceCheckpoint: number;
+  /** Characters of records applied since the last checkpoint. */
+  charsSinceCheckpoint: number;
+  /** Size of the last checkpoint taken by this process, characters (0: none yet). */
+  lastCheckpointChars: number;
 }
 
 
@@ -40,7 +44,7 @@ export interface ReplicaTuning {
 /** A fresh replica state with no history. */
 export function emptyReplicaState(meta: ReplicaMeta): ReplicaState {
   const op = tumblingWindow(meta.spec);
-  return { meta, op, operator: op.init(), dedup: {}, pending: [], sinceCheckpoint: 0 };
+  return { meta, op, operator: op.init(), dedup: {}, pending: [], sinceCheckpoint: 0, charsSinceCheckpoint: 0, lastCheckpointChars: 0 };
 }
 
 /**
@@ -72,6 +76,7 @@ export function restoreReplicaState(
       recordSeq(state.dedup, entry.producer, entry.seq, tuning.dedupWindow);
       appliedLsn = entry.lsn;
       state.sinceCheckpoint += 1;
+      state.charsSinceCheckpoint += entry.records.length;
     } else {
       state.pending.push(entry);
     }

@@ -118,11 +118,19 @@ function applyStable(state: ReplicaState, entries: readonly LogEntry[], tuning: 
     recordSeq(state.dedup, entry.producer, entry.seq, tuning.dedupWindow);
     meta.appliedLsn = entry.lsn;
     state.sinceCheckpoint += 1;
+    state.charsSinceCheckpoint += entry.records.length;
   }
-  if (state.sinceCheckpoint >= tuning.checkpointEvery) {
+  // A checkpoint writes the whole state, so it also waits until the log since the last one
+  // is a quarter of that size: checkpoint cost stays proportional to the data ingested,
+  // and a restart replays at most that much log (issue 5: large states).
+  const due = state.sinceCheckpoint >= tuning.checkpointEvery && state.charsSinceCheckpoint * 4 >= state.lastCheckpointChars;
+  if (due) {
     const checkpoint: Checkpoint = { v: 1, lsn: meta.appliedLsn, outputSeq: meta.outputSeq, operator: state.operator, dedup: state.dedup };
     // Serialized now: the next step mutates the operator state in place.
-    effects.checkpoint = { lsn: meta.appliedLsn, body: JSON.stringify(checkpoint) };
+    const body = JSON.stringify(checkpoint);
+    effects.checkpoint = { lsn: meta.appliedLsn, body };
+    state.lastCheckpointChars = body.length;
+    state.charsSinceCheckpoint = 0;
     meta.checkpointLsn = meta.appliedLsn;
     state.sinceCheckpoint = 0;
     effects.trimLogThrough = trimmableThrough(meta);

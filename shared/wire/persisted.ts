@@ -58,12 +58,25 @@ const ProducerWindowSchema = z.object({
 const DedupStateSchema = z.record(z.string(), ProducerWindowSchema);
 export type DedupState = z.infer<typeof DedupStateSchema>;
 
-const AccumulatorSchema = z.object({
-  n: z.number(),
-  sum: z.array(z.number()),
-  min: z.array(z.number()),
-  max: z.array(z.number()),
-});
+/** Running aggregates of one key in one window; arrays are indexed by numeric field. */
+interface Accumulator {
+  n: number;
+  sum: number[];
+  min: number[];
+  max: number[];
+}
+
+const isNumberArray = (value: unknown): value is number[] => Array.isArray(value) && value.every((x) => typeof x === "number");
+
+/**
+ * Checked with a plain predicate rather than an object schema: a checkpoint of a large
+ * partition holds millions of these, and a schema per entry made loading it take seconds.
+ */
+const AccumulatorSchema = z.custom<Accumulator>((value) => {
+  if (typeof value !== "object" || value === null) return false;
+  const acc = value as Record<string, unknown>;
+  return typeof acc.n === "number" && isNumberArray(acc.sum) && isNumberArray(acc.min) && isNumberArray(acc.max);
+}, "an accumulator { n, sum[], min[], max[] }");
 
 /** State of the tumbling-window operator: open windows by start (ms) then key. */
 const TumblingWindowStateSchema = z.object({

@@ -118,15 +118,37 @@ describe("durability", () => {
 
   it("trims the log only behind both the checkpoint and the standby's acknowledgement", () => {
     const { host, storage } = replica("primary");
-    for (let seq = 1; seq <= 6; seq++) host.applyBatch(batch(seq));
-    host.ackStandby({ epoch: 1, lsn: 6 });
-    expect(storage.meta?.checkpointLsn).toBe(6);
-    expect([...storage.log.keys()]).toEqual([]);
-    for (let seq = 7; seq <= 9; seq++) host.applyBatch(batch(seq));
-    host.ackStandby({ epoch: 1, lsn: 9 });
-    expect([...storage.log.keys()]).toEqual([]);
-    host.applyBatch(batch(10));
-    expect([...storage.log.keys()]).toEqual([10]);
+    let trimmed = false;
+    for (let seq = 1; seq <= 40; seq++) {
+      host.applyBatch(batch(seq, `k${seq}`, seq * 10, seq));
+      // The standby acknowledges every other batch, one behind.
+      if (seq % 2 === 0) host.ackStandby({ epoch: 1, lsn: seq - 1 });
+      const meta = storage.meta;
+      if (!meta) throw new Error("no meta");
+      for (let lsn = Math.min(meta.checkpointLsn, meta.standbyAckLsn) + 1; lsn <= meta.lsn; lsn++) {
+        expect(storage.log.has(lsn), `LSN ${lsn} after batch ${seq}`).toBe(true);
+      }
+      trimmed ||= !storage.log.has(1);
+    }
+    expect(storage.meta?.checkpointLsn).toBeGreaterThan(0);
+    expect(trimmed, "the log was trimmed at some point").toBe(true);
+  });
+
+  it("spaces checkpoints so their cost stays proportional to the log written", () => {
+    const { host, storage } = replica("primary", false);
+    let checkpoints = 0;
+    let last = storage.checkpoint;
+    for (let seq = 1; seq <= 60; seq++) {
+      host.applyBatch(batch(seq, `key-${seq}`, 100, 1));
+      if (storage.checkpoint !== last) {
+        checkpoints += 1;
+        last = storage.checkpoint;
+      }
+    }
+    // Every key is new, so the state grows with each batch while each batch adds a little log:
+    // a fixed "every 3 batches" would write 20 checkpoints.
+    expect(checkpoints).toBeGreaterThan(1);
+    expect(checkpoints).toBeLessThan(10);
   });
 
   it("forgets memory that ran ahead of a failed write and reloads what is durable", () => {
