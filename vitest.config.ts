@@ -49,7 +49,6 @@ export default defineConfig({
                 FLUX_PROBE_TIMEOUT_MS: "150",
                 FLUX_REPLICA_TIMEOUT_MS: "400",
                 FLUX_CHECKPOINT_EVERY: "4",
-                FLUX_SEED_CHUNK_CHARS: "2000",
               },
             },
           }),

@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { api, buildBundle, removeDir, startFlux, tempDir } from "./harness.mjs";
 import { writeReport } from "./report.mjs";
-import { countedEvents, failover, rawBaseline, recovery, throughput } from "./scenarios.mjs";
+import { costProfile, countedEvents, failover, rawBaseline, recovery, throughput } from "./scenarios.mjs";
 
 const quick = process.argv.includes("--quick");
 const durationMs = quick ? 2_000 : 8_000;
@@ -31,6 +31,10 @@ try {
       log(`  ${Math.round(r.eventsPerSecond)} events/s, p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, ${r.cpuMicrosPerEvent.toFixed(1)} µs CPU/event`);
     }
   }
+
+  log("cost profile: CPU per batch against batch size, P=1");
+  results.cost = await costProfile(flux.url, quick ? 1_000 : 3_000);
+  for (const f of results.cost.fits) log(`  R=${f.replication}: ${Math.round(f.fixedMicrosPerBatch)} µs per batch + ${f.marginalMicrosPerEvent.toFixed(2)} µs per event`);
 
   log("fail-over: crash the primary of partition 0 under load");
   results.failover = await failover(flux.url, quick ? 6_000 : 12_000, quick ? 2_000 : 4_000);

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 
 export const TOKEN = "bench-token";
-export const ADMIN_TOKEN = "bench-admin-token";
+const ADMIN_TOKEN = "bench-admin-token";
 
 /** Bundles the Worker exactly as `wrangler deploy` would, without uploading it. */
 export function buildBundle() {

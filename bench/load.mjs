@@ -60,7 +60,7 @@ export async function runLoad({ url, token, stream, concurrency, nextBatch, stop
   return { acks, rejected };
 }
 
-export function percentile(sorted, p) {
+function percentile(sorted, p) {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }

@@ -68,6 +68,35 @@ export async function throughput(url, partitions, replication, durationMs) {
   return { partitions, replication, ...summary, rejected, cpuMicrosPerEvent: ((workerdCpuSeconds() - cpu0) * 1e6) / summary.events };
 }
 
+/**
+ * A cost profile: workerd CPU per batch at several batch sizes, P=1, for R=1 and R=2.
+ * A straight-line fit splits it into a fixed cost per batch and a marginal cost per event.
+ */
+export async function costProfile(url, durationMs) {
+  const rows = [];
+  for (const replication of [1, 2]) {
+    const id = `cost-r${replication}`;
+    await createDataflow(url, id, specFor(id, 1, replication));
+    for (const size of [10, 100, 1000]) {
+      const random = prng(size);
+      const stopAt = performance.now() + durationMs;
+      const cpu0 = workerdCpuSeconds();
+      const { acks } = await runLoad({ url, token: TOKEN, stream: id, concurrency: 4, producerPrefix: `${id}-${size}`, stopAt: () => performance.now() >= stopAt, nextBatch: () => makeBatch(random, size, KEYS, 1_000) });
+      const cpu = workerdCpuSeconds() - cpu0;
+      rows.push({ replication, batchSize: size, batches: acks.length, cpuMicrosPerBatch: (cpu * 1e6) / acks.length });
+    }
+  }
+  const fit = (replication) => {
+    const pts = rows.filter((r) => r.replication === replication);
+    const n = pts.length;
+    const mx = pts.reduce((a, p) => a + p.batchSize, 0) / n;
+    const my = pts.reduce((a, p) => a + p.cpuMicrosPerBatch, 0) / n;
+    const slope = pts.reduce((a, p) => a + (p.batchSize - mx) * (p.cpuMicrosPerBatch - my), 0) / pts.reduce((a, p) => a + (p.batchSize - mx) ** 2, 0);
+    return { replication, fixedMicrosPerBatch: my - slope * mx, marginalMicrosPerEvent: slope };
+  };
+  return { rows, fits: [fit(1), fit(2)] };
+}
+
 /** Keys that land in each partition, so a producer's batches touch exactly one partition. */
 function keysByPartition(partitions, perPartition) {
   const buckets = Array.from({ length: partitions }, () => []);
@@ -182,7 +211,10 @@ export async function recovery(url, keys, sampleMs, log) {
   await watcher;
   if (!started || !finished) throw new Error(`recovery of ${id} did not finish`);
   const seedMs = Date.parse(finished) - Date.parse(started);
-  const startedPerf = during.acks[0]?.atMs ?? performance.now();
-  const duringRate = rateOf(during.acks, Math.max(1, (during.acks.at(-1)?.atMs ?? startedPerf) - startedPerf));
+  // Monitor events carry wall-clock times; acknowledgements carry performance.now().
+  const offset = Date.now() - performance.now();
+  const from = Date.parse(started) - offset;
+  const to = Date.parse(finished) - offset;
+  const duringRate = rateOf(during.acks.filter((a) => a.atMs >= from && a.atMs <= to), Math.max(1, to - from));
   return { keys, seedMs, baselineEventsPerSecond: baselineRate, duringEventsPerSecond: duringRate, ratio: duringRate / baselineRate };
 }

@@ -8,7 +8,7 @@ import { DurableObject } from "cloudflare:workers";
 import { parseFluxConfig } from "../shared/config.ts";
 import type { ResultFilter } from "../shared/operators/tumbling-window.ts";
 import { ReplicaHost } from "../shared/replica/replica-host.ts";
-import { acceptOutputs, acceptSeedChunk, finishSeed, SeedSource } from "../shared/replica/replica-seeding.ts";
+import { acceptOutputs, acceptSeedChunk, beginSeed, finishSeed, readSeedChunk } from "../shared/replica/replica-seeding.ts";
 import { SLOW_FAULT_DELAY_MS, type FaultKind } from "../shared/wire/admin.ts";
 import type { AckStandby, ApplyBatch, FinishSeed, InitReplica, NumberedOutput, Replicate } from "../shared/wire/replica-rpc.ts";
 import { SqlReplicaStorage } from "./sql-replica-storage.ts";
@@ -17,7 +17,6 @@ type ActiveFault = Exclude<FaultKind, "wipe" | "heal">;
 
 export class PartitionReplica extends DurableObject<Env> {
   readonly #host: ReplicaHost;
-  readonly #seeds: SeedSource;
   readonly #faultsEnabled: boolean;
   #fault: ActiveFault | null;
   #heal = deferred();
@@ -26,7 +25,6 @@ export class PartitionReplica extends DurableObject<Env> {
     super(ctx, env);
     const config = parseFluxConfig(env);
     this.#host = new ReplicaHost(new SqlReplicaStorage(ctx.storage), config);
-    this.#seeds = new SeedSource(config.seedChunkChars);
     this.#faultsEnabled = config.enableFaults;
     // An injected crash or hang outlives eviction, as a real outage would.
     this.#fault = this.#faultsEnabled ? (ctx.storage.kv.get<ActiveFault>("fault") ?? null) : null;
@@ -54,10 +52,10 @@ export class PartitionReplica extends DurableObject<Env> {
     return this.#gate(() => this.#host.status());
   }
   async beginSeed(epoch: number) {
-    return this.#gate(() => this.#seeds.begin(this.#host, epoch));
+    return this.#gate(() => beginSeed(this.#host, epoch));
   }
   async readSeedChunk(epoch: number, id: string, index: number) {
-    return this.#gate(() => this.#seeds.chunk(this.#host, epoch, id, index));
+    return this.#gate(() => readSeedChunk(this.#host, epoch, id, index));
   }
   async readOutputPage(epoch: number, afterSeq: number, limit: number) {
     return this.#gate(() => this.#host.readOutputPage(epoch, afterSeq, limit));

@@ -10,7 +10,7 @@ import type { ReplicaStorage } from "../shared/replica/replica-storage.ts";
 import type { NumberedOutput } from "../shared/wire/replica-rpc.ts";
 import type { ResultFilter } from "../shared/operators/tumbling-window.ts";
 
-/** SQLite stores at most 2 MB per value; checkpoints are split below that. */
+/** SQLite stores at most 2 MB per value: 500k UTF-16 units are at most 1.5 MB of UTF-8. */
 const CHECKPOINT_CHUNK_CHARS = 500_000;
 
 const SCHEMA = `
@@ -42,6 +42,14 @@ export class SqlReplicaStorage implements ReplicaStorage {
     const chunks = this.#storage.sql.exec<{ body: string }>("SELECT body FROM checkpoint ORDER BY chunk").toArray();
     if (chunks.length === 0) return null;
     return CheckpointSchema.parse(JSON.parse(chunks.map((c) => c.body).join("")));
+  }
+
+  checkpointChunkCount(): number {
+    return this.#storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM checkpoint").one().n;
+  }
+
+  readCheckpointChunk(index: number): string | null {
+    return this.#storage.sql.exec<{ body: string }>("SELECT body FROM checkpoint WHERE chunk = ?", index).toArray()[0]?.body ?? null;
   }
 
   /** Log entries with `fromLsn ≤ lsn ≤ toLsn`, ascending. */

@@ -42,8 +42,6 @@ const FluxConfigSchema = z
     FLUX_FAIL_AFTER_MISSES: intFromVar(2, 1, 100),
     /** A router gives up on a replica call after this, ms, reports it and answers 503. */
     FLUX_REPLICA_TIMEOUT_MS: intFromVar(1000, 1, 60_000),
-    /** Largest snapshot chunk copied to a fresh replica, characters. */
-    FLUX_SEED_CHUNK_CHARS: intFromVar(1_000_000, 1_000, 16_000_000),
     /** Comma-separated location hints for replicas (e.g. "wnam,enam,weur"); a fresh replica avoids its survivor's. */
     FLUX_LOCATION_HINTS: z
       .string()
@@ -64,7 +62,6 @@ const FluxConfigSchema = z
     probeTimeoutMs: vars.FLUX_PROBE_TIMEOUT_MS,
     failAfterMisses: vars.FLUX_FAIL_AFTER_MISSES,
     replicaTimeoutMs: vars.FLUX_REPLICA_TIMEOUT_MS,
-    seedChunkChars: vars.FLUX_SEED_CHUNK_CHARS,
     locationHints: vars.FLUX_LOCATION_HINTS,
     enableFaults: vars.FLUX_ENABLE_FAULTS,
   }));

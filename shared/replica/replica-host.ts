@@ -19,7 +19,7 @@ import type {
 } from "../wire/replica-rpc.ts";
 import type { WindowResult } from "../wire/window-result.ts";
 import { emptyReplicaState, restoreReplicaState, type ReplicaState, type ReplicaTuning } from "./replica-state.ts";
-import { ackStandby, applyBatch, checkEpoch, configure, replicate, type StepResult } from "./replica-steps.ts";
+import { ackStandby, applyBatch, checkEpoch, configure, replicate, takeCheckpoint, type StepResult } from "./replica-steps.ts";
 import type { ReplicaStorage } from "./replica-storage.ts";
 
 /** The refusal of a replica that was never initialised. */
@@ -43,7 +43,7 @@ export class ReplicaHost {
     if (msg.create !== true || msg.role === "retired") return NOT_INITIALISED;
     const { name, dataflowId, partition, spec, role, epoch, hasStandby, version } = msg;
     const identity = { name, dataflowId, partition, spec, role, epoch, hasStandby, holdLogAfterLsn: null, configVersion: version };
-    const meta = { v: 1 as const, ...identity, lsn: 0, appliedLsn: 0, standbyAckLsn: 0, checkpointLsn: 0, outputSeq: 0 };
+    const meta = { v: 1 as const, ...identity, lsn: 0, appliedLsn: 0, standbyAckLsn: 0, checkpointLsn: 0, checkpointOutputSeq: 0, outputSeq: 0 };
     const fresh = emptyReplicaState(meta);
     this.#persist(fresh, { log: [], outputs: [] });
     this.#state = fresh;
@@ -128,6 +128,15 @@ export class ReplicaHost {
     const current = state.meta.holdLogAfterLsn;
     state.meta.holdLogAfterLsn = current === null ? lsn : Math.min(current, lsn);
     this.#persist(state, { log: [], outputs: [] });
+  }
+
+  /** Checkpoints the stable state now (a survivor asked for a seed before its first checkpoint). */
+  checkpointNow(): void {
+    const state = this.load();
+    if (!state) return;
+    const effects: StepResult<unknown>["effects"] = { log: [], outputs: [] };
+    takeCheckpoint(state, effects);
+    this.#persist(state, effects);
   }
 
   /** Takes a freshly installed seed as its state without reading it back from storage. */

@@ -1,59 +1,44 @@
 /**
- * Online recovery, replica side (DESIGN.md §4): the survivor cuts a snapshot of its
- * stable state into chunks small enough for RPC and holds its log above the snapshot's
- * LSN; the fresh replica stages chunks and outputs, then installs them atomically and
- * becomes a standby that catches up from the survivor's log.
+ * Online recovery, replica side (DESIGN.md §4). The survivor offers its stored checkpoint,
+ * already serialized and chunked in storage, so seeding costs it no serialization; it holds
+ * its log above the checkpoint's LSN (and takes no new checkpoint) until the new standby
+ * is attached. The fresh replica stages chunks and outputs, then installs them atomically
+ * as a standby that catches up from the survivor's log.
  */
 import { CheckpointSchema } from "../wire/persisted.ts";
 import type { BeginSeedReply, FinishSeed, FinishSeedReply, NumberedOutput, Refusal, SeedChunkReply } from "../wire/replica-rpc.ts";
 import { NOT_INITIALISED, type ReplicaHost } from "./replica-host.ts";
 import { checkEpoch } from "./replica-steps.ts";
 
-/** The survivor's side: at most one snapshot in memory, re-cut if the object restarted. */
-export class SeedSource {
-  #snapshot: { id: string; chunks: string[] } | null = null;
+const snapshotId = (checkpointLsn: number) => `c${checkpointLsn}`;
 
-  readonly #chunkChars: number;
+/** Survivor: names its stored checkpoint as the seed snapshot (taking one if it has none) and holds the log above it. */
+export function beginSeed(host: ReplicaHost, epoch: number): BeginSeedReply {
+  const state = host.load();
+  if (!state) return NOT_INITIALISED;
+  const refusal = checkEpoch(state, epoch, "primary");
+  if (refusal) return refusal;
+  if (host.storage.checkpointChunkCount() === 0) host.checkpointNow();
+  const { checkpointLsn: lsn, checkpointOutputSeq: outputSeq } = state.meta;
+  host.holdLog(lsn);
+  return { status: "ok", id: snapshotId(lsn), lsn, outputSeq, chunks: host.storage.checkpointChunkCount() };
+}
 
-  /** @param chunkChars largest chunk, characters (keep well below the RPC size limit). */
-  constructor(chunkChars: number) {
-    this.#chunkChars = chunkChars;
-  }
-
-  /** Cuts a snapshot of the primary's stable state and holds the log above its LSN. */
-  begin(host: ReplicaHost, epoch: number): BeginSeedReply {
-    const state = host.load();
-    if (!state) return NOT_INITIALISED;
-    const refusal = checkEpoch(state, epoch, "primary");
-    if (refusal) return refusal;
-    const checkpoint = host.snapshot();
-    if (!checkpoint) return NOT_INITIALISED;
-    host.holdLog(checkpoint.lsn);
-    const body = JSON.stringify(checkpoint);
-    const chunks: string[] = [];
-    for (let at = 0; at < body.length; at += this.#chunkChars) chunks.push(body.slice(at, at + this.#chunkChars));
-    // Same epoch and LSN means the same stable state, so the id names the content.
-    const id = `e${epoch}-l${checkpoint.lsn}-o${checkpoint.outputSeq}`;
-    this.#snapshot = { id, chunks };
-    return { status: "ok", id, lsn: checkpoint.lsn, outputSeq: checkpoint.outputSeq, chunks: chunks.length };
-  }
-
-  /** One chunk of the current snapshot; `gone` if it was replaced or lost with memory. */
-  chunk(host: ReplicaHost, epoch: number, id: string, index: number): SeedChunkReply {
-    const state = host.load();
-    if (!state) return NOT_INITIALISED;
-    const refusal = checkEpoch(state, epoch, "primary");
-    if (refusal) return refusal;
-    const body = this.#snapshot?.id === id ? this.#snapshot.chunks[index] : undefined;
-    return body === undefined ? { status: "gone" } : { status: "ok", body };
-  }
+/** Survivor: one chunk of the seed snapshot; `gone` once the stored checkpoint is no longer that snapshot. */
+export function readSeedChunk(host: ReplicaHost, epoch: number, id: string, index: number): SeedChunkReply {
+  const state = host.load();
+  if (!state) return NOT_INITIALISED;
+  const refusal = checkEpoch(state, epoch, "primary");
+  if (refusal) return refusal;
+  const body = snapshotId(state.meta.checkpointLsn) === id ? host.storage.readCheckpointChunk(index) : null;
+  return body === null ? { status: "gone" } : { status: "ok", body };
 }
 
 /** The fresh replica's side: stage a chunk. Refused once the replica holds state. */
-export function acceptSeedChunk(host: ReplicaHost, snapshotId: string, index: number, body: string): { status: "ok" } | Refusal {
+export function acceptSeedChunk(host: ReplicaHost, snapshot: string, index: number, body: string): { status: "ok" } | Refusal {
   const state = host.load();
   if (state) return { status: "wrong-role", role: state.meta.role };
-  host.storage.stageSeedChunk(snapshotId, index, body);
+  host.storage.stageSeedChunk(snapshot, index, body);
   return { status: "ok" };
 }
 
@@ -96,6 +81,7 @@ export function finishSeed(host: ReplicaHost, msg: FinishSeed): FinishSeedReply 
     appliedLsn: lsn,
     standbyAckLsn: 0,
     checkpointLsn: lsn,
+    checkpointOutputSeq: outputSeq,
     outputSeq,
   };
   host.storage.installSeed(meta, staged.body);

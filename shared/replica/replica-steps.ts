@@ -31,7 +31,7 @@ export function configure(state: ReplicaState, msg: InitReplica, tuning: Replica
   const effects = noEffects();
   meta.configVersion = msg.version;
   const hadStandby = meta.role === "primary" && meta.hasStandby;
-  // A seeding hold (set by `SeedSource.begin`) lasts until the seeded standby is attached
+  // A seeding hold (set by `beginSeed`) lasts until the seeded standby is attached
   // or the epoch changes; configurations never shorten it otherwise.
   if (msg.epoch !== meta.epoch || (msg.hasStandby && !hadStandby)) meta.holdLogAfterLsn = null;
   meta.epoch = msg.epoch;
@@ -122,19 +122,25 @@ function applyStable(state: ReplicaState, entries: readonly LogEntry[], tuning: 
   }
   // A checkpoint writes the whole state, so it also waits until the log since the last one
   // is a quarter of that size: checkpoint cost stays proportional to the data ingested,
-  // and a restart replays at most that much log (issue 5: large states).
+  // and a restart replays at most that much log (issue 5: large states). While a fresh
+  // standby is seeded from the stored checkpoint, that checkpoint must stay as it is.
   const due = state.sinceCheckpoint >= tuning.checkpointEvery && state.charsSinceCheckpoint * 4 >= state.lastCheckpointChars;
-  if (due) {
-    const checkpoint: Checkpoint = { v: 1, lsn: meta.appliedLsn, outputSeq: meta.outputSeq, operator: state.operator, dedup: state.dedup };
-    // Serialized now: the next step mutates the operator state in place.
-    const body = JSON.stringify(checkpoint);
-    effects.checkpoint = { lsn: meta.appliedLsn, body };
-    state.lastCheckpointChars = body.length;
-    state.charsSinceCheckpoint = 0;
-    meta.checkpointLsn = meta.appliedLsn;
-    state.sinceCheckpoint = 0;
-    effects.trimLogThrough = trimmableThrough(meta);
-  }
+  if (due && meta.holdLogAfterLsn === null) takeCheckpoint(state, effects);
+}
+
+/** Snapshots the stable state into `effects` and trims the log behind it where allowed. */
+export function takeCheckpoint(state: ReplicaState, effects: ReplicaEffects): void {
+  const meta = state.meta;
+  const checkpoint: Checkpoint = { v: 1, lsn: meta.appliedLsn, outputSeq: meta.outputSeq, operator: state.operator, dedup: state.dedup };
+  // Serialized now: the next step mutates the operator state in place.
+  const body = JSON.stringify(checkpoint);
+  effects.checkpoint = { lsn: meta.appliedLsn, body };
+  state.lastCheckpointChars = body.length;
+  state.charsSinceCheckpoint = 0;
+  state.sinceCheckpoint = 0;
+  meta.checkpointLsn = meta.appliedLsn;
+  meta.checkpointOutputSeq = meta.outputSeq;
+  effects.trimLogThrough = trimmableThrough(meta);
 }
 
 /** The highest LSN the log may drop: behind the checkpoint, the standby's ack and any seeding hold. */

@@ -13,6 +13,10 @@ export interface ReplicaStorage {
   loadMeta(): ReplicaMeta | null;
   /** The newest checkpoint, or null. */
   loadCheckpoint(): Checkpoint | null;
+  /** How many chunks the stored checkpoint has (0: none); chunks stay well under the RPC size limit. */
+  checkpointChunkCount(): number;
+  /** One chunk of the stored checkpoint's serialized form, or null past the end. */
+  readCheckpointChunk(index: number): string | null;
   /** Log entries with `fromLsn ≤ lsn ≤ toLsn`, ascending. */
   readLog(fromLsn: number, toLsn: number): LogEntry[];
   /** Closed results of windows overlapping [fromMs, toMs) (for `key` if given), in (start, key) order. */

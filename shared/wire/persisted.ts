@@ -31,6 +31,8 @@ export const ReplicaMetaSchema = z.object({
   checkpointLsn: z.number().int().min(0),
   /** Number of window results emitted so far; the next gets `outputSeq + 1`. */
   outputSeq: z.number().int().min(0),
+  /** `outputSeq` as of the newest checkpoint. */
+  checkpointOutputSeq: z.number().int().min(0).default(0),
   /** While a fresh standby is seeded: keep every log entry above this LSN (null: no hold). */
   holdLogAfterLsn: z.number().int().min(0).nullable().default(null),
   /** Route version of the configuration in force (see `InitReplica.version`). */

@@ -36,7 +36,7 @@ export class ClusterHarness {
   constructor(specOverrides: Record<string, unknown> = {}, checkpointEvery = 3) {
     this.spec = makeSpec({ partitions: 2, ...specOverrides });
     this.record = makeRecord("df", this.spec);
-    this.cluster = new MemoryCluster({ dedupWindow: 256, checkpointEvery }, 64);
+    this.cluster = new MemoryCluster({ dedupWindow: 256, checkpointEvery });
     this.cluster.setUp(this.record);
     this.monitorPort = this.cluster;
   }

@@ -7,7 +7,7 @@
 import type { MonitorPort } from "../../shared/monitor/monitor-port.ts";
 import { desiredConfigs } from "../../shared/monitor/desired-config.ts";
 import { ReplicaHost } from "../../shared/replica/replica-host.ts";
-import { acceptOutputs, acceptSeedChunk, finishSeed, SeedSource } from "../../shared/replica/replica-seeding.ts";
+import { acceptOutputs, acceptSeedChunk, beginSeed, finishSeed, readSeedChunk } from "../../shared/replica/replica-seeding.ts";
 import type { ReplicaTuning } from "../../shared/replica/replica-state.ts";
 import type { ReplicaPort } from "../../shared/router/write-partition.ts";
 import type { DataflowRecord } from "../../shared/wire/routing.ts";
@@ -19,17 +19,14 @@ export type MemoryFault = "crash" | "hang" | "slow";
 export class MemoryCluster implements ReplicaPort, MonitorPort {
   readonly storages = new Map<string, MemoryReplicaStorage>();
   readonly hosts = new Map<string, ReplicaHost>();
-  readonly seeds = new Map<string, SeedSource>();
   readonly faults = new Map<string, MemoryFault>();
   /** Called before every replica call; return a promise to delay it. */
   beforeCall: (replica: string, method: string) => Promise<void> | void = () => {};
 
   readonly tuning: ReplicaTuning;
-  readonly seedChunkChars: number;
 
-  constructor(tuning: ReplicaTuning, seedChunkChars = 200) {
+  constructor(tuning: ReplicaTuning) {
     this.tuning = tuning;
-    this.seedChunkChars = seedChunkChars;
   }
 
   /** Initialises every replica of a dataflow record, as the coordinator does. */
@@ -52,7 +49,6 @@ export class MemoryCluster implements ReplicaPort, MonitorPort {
   /** Drops a replica's memory; its storage survives, as after an eviction. */
   restart(name: string): void {
     this.hosts.delete(name);
-    this.seeds.delete(name);
   }
 
   /** Injects a fault (`wipe` loses storage at once; `heal` clears a fault). */
@@ -65,12 +61,6 @@ export class MemoryCluster implements ReplicaPort, MonitorPort {
       this.faults.set(name, kind);
       if (kind === "crash") this.restart(name);
     }
-  }
-
-  #seed(name: string): SeedSource {
-    let seed = this.seeds.get(name);
-    if (!seed) this.seeds.set(name, (seed = new SeedSource(this.seedChunkChars)));
-    return seed;
   }
 
   async #call<T>(name: string, method: string, run: (host: ReplicaHost) => T): Promise<T> {
@@ -87,9 +77,9 @@ export class MemoryCluster implements ReplicaPort, MonitorPort {
 
   probe: MonitorPort["probe"] = (name) => this.#call(name, "probe", (h) => h.status());
   configure: MonitorPort["configure"] = (name, msg) => this.#call(name, "configure", (h) => h.init(msg));
-  beginSeed: MonitorPort["beginSeed"] = (name, epoch) => this.#call(name, "beginSeed", (h) => this.#seed(name).begin(h, epoch));
+  beginSeed: MonitorPort["beginSeed"] = (name, epoch) => this.#call(name, "beginSeed", (h) => beginSeed(h, epoch));
   readSeedChunk: MonitorPort["readSeedChunk"] = (name, epoch, id, index) =>
-    this.#call(name, "readSeedChunk", (h) => this.#seed(name).chunk(h, epoch, id, index));
+    this.#call(name, "readSeedChunk", (h) => readSeedChunk(h, epoch, id, index));
   acceptSeedChunk: MonitorPort["acceptSeedChunk"] = (name, id, index, body) =>
     this.#call(name, "acceptSeedChunk", (h) => acceptSeedChunk(h, id, index, body));
   readOutputPage: MonitorPort["readOutputPage"] = (name, epoch, after, limit) =>

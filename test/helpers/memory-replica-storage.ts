@@ -10,6 +10,9 @@ import { CheckpointSchema, type Checkpoint, type LogEntry, type ReplicaMeta } fr
 import type { WindowResult } from "../../shared/wire/window-result.ts";
 import type { NumberedOutput } from "../../shared/wire/replica-rpc.ts";
 
+/** Small chunks, so tests and the simulator copy several of them. */
+const MEMORY_CHUNK_CHARS = 400;
+
 export class MemoryReplicaStorage implements ReplicaStorage {
   meta: ReplicaMeta | null = null;
   readonly log = new Map<number, LogEntry>();
@@ -25,6 +28,15 @@ export class MemoryReplicaStorage implements ReplicaStorage {
 
   loadCheckpoint(): Checkpoint | null {
     return this.checkpoint === null ? null : CheckpointSchema.parse(JSON.parse(this.checkpoint));
+  }
+
+  checkpointChunkCount(): number {
+    return this.checkpoint === null ? 0 : Math.ceil(this.checkpoint.length / MEMORY_CHUNK_CHARS);
+  }
+
+  readCheckpointChunk(index: number): string | null {
+    if (this.checkpoint === null || index * MEMORY_CHUNK_CHARS >= this.checkpoint.length) return null;
+    return this.checkpoint.slice(index * MEMORY_CHUNK_CHARS, (index + 1) * MEMORY_CHUNK_CHARS);
   }
 
   readLog(fromLsn: number, toLsn: number): LogEntry[] {

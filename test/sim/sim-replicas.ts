@@ -1,12 +1,12 @@
 /**
- * Simulated replicas and network: the real `ReplicaHost` and `SeedSource` over
+ * Simulated replicas and network: the real `ReplicaHost` and seeding code over
  * memory storage, reached through calls with random latency, deadlines, duplicated
  * deliveries and injected faults. Implements the router's and the monitor's ports.
  */
 import { judgeSeq, recordSeq } from "../../shared/dedup.ts";
 import type { MonitorPort } from "../../shared/monitor/monitor-port.ts";
 import { ReplicaHost } from "../../shared/replica/replica-host.ts";
-import { acceptOutputs, acceptSeedChunk, finishSeed, SeedSource } from "../../shared/replica/replica-seeding.ts";
+import { acceptOutputs, acceptSeedChunk, beginSeed, finishSeed, readSeedChunk } from "../../shared/replica/replica-seeding.ts";
 import type { ReplicaTuning } from "../../shared/replica/replica-state.ts";
 import type { ReplicaPort } from "../../shared/router/write-partition.ts";
 import { MemoryReplicaStorage } from "../helpers/memory-replica-storage.ts";
@@ -19,7 +19,6 @@ type Rng = { int(n: number): number; chance(p: number): boolean };
 interface SimReplica {
   storage: MemoryReplicaStorage;
   host: ReplicaHost | null;
-  seeds: SeedSource;
   fault: SimFault | null;
   healed: Array<() => void>;
 }
@@ -54,7 +53,7 @@ export class SimReplicas {
   replica(name: string): SimReplica {
     let r = this.replicas.get(name);
     if (!r) {
-      r = { storage: this.#storage(), host: null, seeds: new SeedSource(400), fault: null, healed: [] };
+      r = { storage: this.#storage(), host: null, fault: null, healed: [] };
       this.replicas.set(name, r);
     }
     return r;
@@ -75,13 +74,11 @@ export class SimReplicas {
       this.wiped.add(name);
       r.storage.wipe();
       r.host = null;
-      r.seeds = new SeedSource(400);
     } else {
       r.fault = kind;
       if (kind === "crash") {
         r.host = null;
-        r.seeds = new SeedSource(400);
-      }
+        }
     }
   }
 
@@ -103,8 +100,8 @@ export class SimReplicas {
       readLog: (name, epoch, from, to) => call(name, "readLog", (h) => this.#unfenced(h, "primary", () => h.readLog(this.#epochFor(h, { epoch }).epoch, from, to))),
       probe: (name) => call(name, "probe", (h) => h.status(), probeDeadlineMs),
       configure: (name, msg) => call(name, "configure", (h) => h.init(msg)),
-      beginSeed: (name, epoch) => call(name, "beginSeed", (h, r) => r.seeds.begin(h, epoch)),
-      readSeedChunk: (name, epoch, id, index) => call(name, "readSeedChunk", (h, r) => r.seeds.chunk(h, epoch, id, index)),
+      beginSeed: (name, epoch) => call(name, "beginSeed", (h) => beginSeed(h, epoch)),
+      readSeedChunk: (name, epoch, id, index) => call(name, "readSeedChunk", (h) => readSeedChunk(h, epoch, id, index)),
       acceptSeedChunk: (name, id, index, body) => call(name, "acceptSeedChunk", (h) => acceptSeedChunk(h, id, index, body)),
       readOutputPage: (name, epoch, after, limit) => call(name, "readOutputPage", (h) => h.readOutputPage(epoch, after, limit)),
       acceptOutputs: (name, outputs) => call(name, "acceptOutputs", (h) => acceptOutputs(h, outputs)),

@@ -171,7 +171,6 @@ describe("parseFluxConfig", () => {
     probeTimeoutMs: 250,
     failAfterMisses: 2,
     replicaTimeoutMs: 1000,
-    seedChunkChars: 1_000_000,
     locationHints: [],
     enableFaults: false,
   };
