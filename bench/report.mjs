@@ -50,6 +50,7 @@ export function writeReport(results) {
       title: "Ingest around a primary crash (partition 0 of 4)",
       xLabel: "time since start (s)",
       yLabel: "acknowledged events/s",
+      markers: [{ x: f.crashAtMs / 1000, label: "primary crashed" }],
       series: [
         { name: "partition 0", points: f.series.map((s) => [s.tMs / 1000, s.partition0]) },
         { name: "partitions 1-3", points: f.series.map((s) => [s.tMs / 1000, s.others]) },

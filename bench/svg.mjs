@@ -3,7 +3,7 @@
 const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"];
 
 /** A line chart; `series` is `[{ name, points: [[x, y], ...] }]`. `logX` plots x on a log scale. */
-export function lineChart({ title, xLabel, yLabel, series, logX = false }) {
+export function lineChart({ title, xLabel, yLabel, series, logX = false, markers = [] }) {
   const width = 640;
   const height = 360;
   const m = { left: 70, right: 20, top: 40, bottom: 50 };
@@ -32,6 +32,10 @@ export function lineChart({ title, xLabel, yLabel, series, logX = false }) {
   }
   const xTicks = logX ? [...new Set(all.map(([x]) => x))] : ticks(Math.min(...all.map(([x]) => x)), Math.max(...all.map(([x]) => x)), 6);
   for (const x of xTicks) parts.push(`<text x="${px(x)}" y="${height - m.bottom + 18}" text-anchor="middle">${fmt(x)}</text>`);
+  for (const { x, label } of markers) {
+    parts.push(`<line x1="${px(x)}" y1="${m.top}" x2="${px(x)}" y2="${height - m.bottom}" stroke="#555" stroke-dasharray="4 3"/>`);
+    parts.push(`<text x="${px(x) + 4}" y="${m.top + 12}" fill="#555">${label}</text>`);
+  }
   series.forEach((s, i) => {
     const color = COLORS[i % COLORS.length];
     const d = s.points.map(([x, y], j) => `${j === 0 ? "M" : "L"}${px(x).toFixed(1)},${py(y).toFixed(1)}`).join(" ");
