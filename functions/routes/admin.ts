@@ -8,6 +8,7 @@ import { zValidator } from "@hono/zod-validator";
 import { z } from "zod";
 import { FluxError } from "../../shared/errors.ts";
 import { FaultRequestSchema } from "../../shared/wire/admin.ts";
+import type { PartitionReplica } from "../../durable-objects/partition-replica.ts";
 import type { AppEnv } from "../app-env.ts";
 import { requireBearer } from "../auth.ts";
 import { askCoordinator } from "../cluster.ts";
@@ -29,7 +30,12 @@ export const adminRoutes = new Hono<AppEnv>()
       r.routes.some((route) => [route.primary, route.standby, route.recovery?.replica, ...route.retired].includes(name)),
     );
     if (!known) throw new FluxError("NOT_FOUND", `no replica '${name}' in any dataflow's routing`);
-    const reply = await c.env.PARTITION_REPLICA.getByName(name).injectFault(kind);
+    let reply: Awaited<ReturnType<DurableObjectStub<PartitionReplica>["injectFault"]>>;
+    try {
+      reply = await c.env.PARTITION_REPLICA.getByName(name).injectFault(kind);
+    } catch (err) {
+      throw new FluxError("UNAVAILABLE", `replica ${name} did not take the fault: ${err instanceof Error ? err.message : String(err)}`);
+    }
     if (reply.status !== "ok") throw new FluxError("NOT_FOUND", "fault injection is disabled in the replicas' configuration");
     return c.json({ replica: name, fault: reply.fault, injected: kind });
   });

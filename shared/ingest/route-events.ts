@@ -11,6 +11,15 @@ import type { WindowRecord } from "../wire/window-result.ts";
 /** At most this many problems are listed in an error's details. */
 const MAX_REPORTED_PROBLEMS = 20;
 
+/**
+ * Largest magnitude accepted for an aggregated field: sums of many such values stay
+ * finite (an infinite sum could not be checkpointed and would wedge the partition).
+ */
+export const MAX_FIELD_MAGNITUDE = 1e15;
+
+/** How far past the router's clock an event time may lie, ms: one far-future event would otherwise close every window. */
+export const MAX_FUTURE_MS = 86_400_000;
+
 /** One invalid field of one event. `index` is the event's 0-based position in the batch. */
 export interface EventProblem {
   index: number;
@@ -21,7 +30,8 @@ export interface EventProblem {
 /**
  * Routes `events` for one dataflow. `receivedAtMs` stamps event time when the spec has
  * no `timeField`. Keys are strings or finite numbers (compared as strings); times are
- * epoch ms or ISO-8601 strings; aggregated fields are finite numbers.
+ * epoch ms or ISO-8601 strings, from 1970 to {@link MAX_FUTURE_MS} past `receivedAtMs`;
+ * aggregated fields are numbers within ±{@link MAX_FIELD_MAGNITUDE}.
  * @returns sub-batches by partition (only partitions that received records).
  * @throws FluxError `INVALID_EVENT` listing the first problems found.
  */
@@ -49,10 +59,12 @@ export function routeEvents(
     if (typeof key !== "string") report(index, spec.key, key.problem);
     const timeMs = spec.timeField === undefined ? receivedAtMs : timeOf(obj[spec.timeField]);
     if (timeMs === null) report(index, spec.timeField ?? "", "must be epoch milliseconds or an ISO-8601 date-time");
+    else if (timeMs < 0 || timeMs > receivedAtMs + MAX_FUTURE_MS) report(index, spec.timeField ?? "", "must be after 1970 and at most 24 h in the future");
     const record: WindowRecord = [typeof key === "string" ? key : "", timeMs ?? 0];
     for (const field of fields) {
       const value = obj[field];
       if (typeof value !== "number" || !Number.isFinite(value)) report(index, field, "must be a finite number");
+      else if (Math.abs(value) > MAX_FIELD_MAGNITUDE) report(index, field, "must be between -1e15 and 1e15");
       else record.push(value);
     }
     if (problemCount > 0 || typeof key !== "string") return;

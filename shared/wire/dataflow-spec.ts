@@ -9,7 +9,9 @@ export const NameSchema = z
   .string()
   .min(1)
   .max(64)
-  .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/, "use letters, digits, '_', '-' or '.'");
+  .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/, "use letters, digits, '_', '-' or '.'")
+  // `__proto__` and friends would be dropped silently by object records.
+  .refine((name) => !name.startsWith("__"), "must not start with '__'");
 
 const FieldNameSchema = z.string().min(1).max(128);
 

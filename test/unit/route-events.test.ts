@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fluxErrorOf } from "../helpers/flux-error.ts";
-import { routeEvents, type EventProblem } from "../../shared/ingest/route-events.ts";
+import { MAX_FIELD_MAGNITUDE, MAX_FUTURE_MS, routeEvents, type EventProblem } from "../../shared/ingest/route-events.ts";
 import { partitionFor } from "../../shared/partitioner.ts";
 import { DataflowSpecSchema, type DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
 import type { WindowRecord } from "../../shared/wire/window-result.ts";
@@ -58,9 +58,25 @@ describe("routeEvents records", () => {
     expect(routed(makeSpec(), [{ ...good, ts }])[0]?.[1][1]).toBe(ms);
   });
 
-  it("keeps epoch-millisecond times as given, including zero and negative", () => {
-    const records = routed(makeSpec(), [{ ...good, ts: 0 }, { ...good, ts: -1500 }, { ...good, ts: 1234.5 }]);
-    expect(records.map(([, r]) => r[1])).toEqual([0, -1500, 1234.5]);
+  it("keeps epoch-millisecond times as given, including zero, fractions and up to 24 h ahead", () => {
+    const records = routed(makeSpec(), [{ ...good, ts: 0 }, { ...good, ts: 1234.5 }, { ...good, ts: RECEIVED_AT + MAX_FUTURE_MS }]);
+    expect(records.map(([, r]) => r[1])).toEqual([0, 1234.5, RECEIVED_AT + MAX_FUTURE_MS]);
+  });
+
+  it("refuses times before 1970 or more than 24 h ahead, and field values beyond ±1e15", () => {
+    const { problems } = problemsOf([
+      { ...good, ts: -1 },
+      { ...good, ts: RECEIVED_AT + MAX_FUTURE_MS + 1 },
+      { ...good, ts: "9999-12-31T00:00Z" },
+      { ...good, bytes: MAX_FIELD_MAGNITUDE * 10 },
+      { ...good, bytes: -MAX_FIELD_MAGNITUDE, latency: MAX_FIELD_MAGNITUDE },
+    ]);
+    expect(problems.map((p) => [p.index, p.field])).toEqual([
+      [0, "ts"],
+      [1, "ts"],
+      [2, "ts"],
+      [3, "bytes"],
+    ]);
   });
 
   it("stamps every event with receivedAtMs when the spec has no timeField, ignoring any ts", () => {

@@ -24,6 +24,11 @@ function issuePaths(input: unknown): string[] {
 }
 
 describe("DataflowSpecSchema", () => {
+  it("refuses names starting with '__' (a record would drop __proto__ silently)", () => {
+    expect(issuePaths({ ...minimal, aggregates: { __proto__x: { op: "count" } } })).toEqual(["aggregates.__proto__x"]);
+    expect(issuePaths({ ...minimal, stream: "__proto__" })).toEqual(["stream"]);
+  });
+
   it("fills in partitions 4, replication 2 and allowedLatenessMs 0", () => {
     expect(DataflowSpecSchema.parse(minimal)).toEqual({
       stream: "clicks",
