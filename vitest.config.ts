@@ -46,6 +46,7 @@ export default defineConfig({
                 FLUX_ADMIN_TOKEN: "test-admin-token",
                 FLUX_ENABLE_FAULTS: "true",
                 FLUX_HEARTBEAT_MS: "3600000",
+                FLUX_MISS_SPACING_MS: "0",
                 FLUX_PROBE_TIMEOUT_MS: "150",
                 FLUX_REPLICA_TIMEOUT_MS: "400",
                 FLUX_CHECKPOINT_EVERY: "4",

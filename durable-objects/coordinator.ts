@@ -73,6 +73,7 @@ export class Coordinator extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     // Re-arm first: alarms are retried and may be delivered twice; a tick is idempotent.
     await this.ctx.storage.setAlarm(Date.now() + this.#config.heartbeatMs);
+    let pending = false;
     await this.#exclusive(async () => {
       const records = (await this.listDataflows()).map((record) => ({ record, health: this.#health(record.id) }));
       if (records.length === 0) return;
@@ -84,8 +85,10 @@ export class Coordinator extends DurableObject<Env> {
           this.ctx.storage.kv.put(HEALTH + record.id, health);
         },
       };
-      await runMonitorTick(port, store, records, Date.now(), this.#config);
+      pending = (await runMonitorTick(port, store, records, Date.now(), this.#config)).recoveryPending;
     });
+    // A recovery with work left continues at once; probes still run between its slices.
+    if (pending) await this.#armAlarm(Date.now());
   }
 
   #read(id: string): DataflowRecord | null {

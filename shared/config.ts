@@ -40,6 +40,8 @@ const FluxConfigSchema = z
     FLUX_PROBE_TIMEOUT_MS: intFromVar(250, 1, 60_000),
     /** Consecutive missed probes before a replica is declared failed. */
     FLUX_FAIL_AFTER_MISSES: intFromVar(2, 1, 100),
+    /** Missed probes closer together than this count as one, ms (router reports trigger extra probes). */
+    FLUX_MISS_SPACING_MS: intFromVar(250, 0, 3_600_000),
     /** A router gives up on a replica call after this, ms, reports it and answers 503. */
     FLUX_REPLICA_TIMEOUT_MS: intFromVar(1000, 1, 60_000),
     /** Comma-separated location hints for replicas (e.g. "wnam,enam,weur"); a fresh replica avoids its survivor's. */
@@ -62,6 +64,7 @@ const FluxConfigSchema = z
     probeTimeoutMs: vars.FLUX_PROBE_TIMEOUT_MS,
     failAfterMisses: vars.FLUX_FAIL_AFTER_MISSES,
     replicaTimeoutMs: vars.FLUX_REPLICA_TIMEOUT_MS,
+    missSpacingMs: vars.FLUX_MISS_SPACING_MS,
     locationHints: vars.FLUX_LOCATION_HINTS,
     enableFaults: vars.FLUX_ENABLE_FAULTS,
   }));

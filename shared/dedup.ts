@@ -17,7 +17,8 @@ export type DedupVerdict = "new" | "duplicate" | "too-old";
 export function judgeSeq(state: DedupState, producer: string, seq: number, window: number): DedupVerdict {
   const entry = state[slotOf(producer)];
   if (!entry || seq > entry.high) return "new";
-  if (seq <= entry.high - window) return "too-old";
+  // The floor keeps a later, larger window from reading pruned seqs as never applied.
+  if (seq <= Math.max(entry.high - window, entry.floor)) return "too-old";
   return binarySearch(entry.applied, seq) ? "duplicate" : "new";
 }
 
@@ -28,7 +29,7 @@ export function judgeSeq(state: DedupState, producer: string, seq: number, windo
 export function recordSeq(state: DedupState, producer: string, seq: number, window: number): void {
   const entry = state[slotOf(producer)];
   if (!entry) {
-    state[slotOf(producer)] = { high: seq, applied: [seq] };
+    state[slotOf(producer)] = { high: seq, applied: [seq], floor: 0 };
     return;
   }
   if (seq > entry.high) {
@@ -38,9 +39,10 @@ export function recordSeq(state: DedupState, producer: string, seq: number, wind
     let drop = 0;
     while (drop < entry.applied.length && (entry.applied[drop] ?? 0) <= floor) drop++;
     if (drop > 0) entry.applied.splice(0, drop);
+    entry.floor = Math.max(entry.floor, floor);
     return;
   }
-  if (seq <= entry.high - window || binarySearch(entry.applied, seq)) return;
+  if (seq <= Math.max(entry.high - window, entry.floor) || binarySearch(entry.applied, seq)) return;
   const at = lowerBound(entry.applied, seq);
   entry.applied.splice(at, 0, seq);
 }

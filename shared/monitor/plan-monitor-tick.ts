@@ -14,6 +14,11 @@ import { MAX_EVENTS } from "../wire/routing.ts";
 export interface MonitorTuning {
   failAfterMisses: number;
   locationHints: readonly string[];
+  /**
+   * Misses count only when at least this far apart, ms, so probes triggered back to back
+   * by routers' reports cannot fail a replica that merely stalled for a moment.
+   */
+  missSpacingMs: number;
 }
 
 /** Every replica the monitor should probe for a record. */
@@ -39,7 +44,7 @@ export function planMonitorTick(
   nowMs: number,
   tuning: MonitorTuning,
 ): boolean {
-  updateHealth(record, health, probes, nowMs);
+  updateHealth(record, health, probes, nowMs, tuning.missSpacingMs);
   const before = JSON.stringify(record.routes);
   const event = (route: PartitionRoute, kind: MonitorEvent["kind"], detail: string) => {
     record.events.push({ atMs: nowMs, partition: route.partition, kind, detail });
@@ -94,18 +99,20 @@ export function planMonitorTick(
   return JSON.stringify(record.routes) !== before;
 }
 
-function updateHealth(record: DataflowRecord, health: HealthMap, probes: ReadonlyMap<string, ProbeResult>, nowMs: number): void {
+function updateHealth(record: DataflowRecord, health: HealthMap, probes: ReadonlyMap<string, ProbeResult>, nowMs: number, missSpacingMs: number): void {
   for (const [name, probe] of probes) {
-    const entry = (health[name] ??= { misses: 0, lastOkAtMs: null, last: null });
+    const entry = (health[name] ??= { misses: 0, lastOkAtMs: null, last: null, lastMissAtMs: null });
     // A replica answering without state, or with another partition's, lost its storage: a miss.
     const sound = probe.ok && probe.status !== null && probe.status.dataflowId === record.id;
     const expectedEmpty = probe.ok && probe.status === null && record.routes.some((r) => r.recovery?.replica === name);
     if (sound || expectedEmpty) {
       entry.misses = 0;
       entry.lastOkAtMs = nowMs;
+      entry.lastMissAtMs = null;
       entry.last = probe.ok ? probe.status : null;
-    } else {
+    } else if (entry.lastMissAtMs === null || nowMs - entry.lastMissAtMs >= missSpacingMs) {
       entry.misses += 1;
+      entry.lastMissAtMs = nowMs;
     }
   }
   const watched = new Set(replicasToProbe(record));
@@ -128,7 +135,8 @@ function resumeIfPossible(
   for (const name of [route.primary, route.standby]) if (name && name !== chosen.name) retire(route, name);
   route.primary = chosen.name;
   route.standby = null;
-  bump(route, "degraded");
+  // Without replication there is no standby to seed: the partition is whole again.
+  bump(route, record.spec.replication === 1 ? "healthy" : "degraded");
   event(route, "resumed", `${chosen.name} returned with LSN ${chosen.h?.last?.lsn ?? 0}; primary at epoch ${route.epoch}`);
 }
 

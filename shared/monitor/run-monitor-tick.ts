@@ -16,17 +16,24 @@ export interface MonitorStore {
   save(record: DataflowRecord, health: HealthMap): Promise<void>;
 }
 
-/** Replica calls one tick may spend on recoveries, across all partitions. */
-const RECOVERY_CALLS_PER_TICK = 400;
+/**
+ * Replica calls one tick may spend on recoveries, across all partitions: a tick stays
+ * short, so probing (and fail-over) never waits long behind a large seeding.
+ */
+const RECOVERY_CALLS_PER_TICK = 40;
 
-/** Runs one tick for each ready dataflow in `records` (mutated in place). */
+/**
+ * Runs one tick for each ready dataflow in `records` (mutated in place).
+ * @returns `recoveryPending` when a recovery used up its share of calls and should
+ *   continue right away rather than a heartbeat later.
+ */
 export async function runMonitorTick(
   port: MonitorPort,
   store: MonitorStore,
   records: readonly { record: DataflowRecord; health: HealthMap }[],
   nowMs: number,
   tuning: MonitorTuning,
-): Promise<void> {
+): Promise<{ recoveryPending: boolean }> {
   const budget = { calls: RECOVERY_CALLS_PER_TICK };
   await Promise.all(
     records
@@ -57,6 +64,7 @@ export async function runMonitorTick(
         if (attached) await reconcile(port, record, probes);
       }),
   );
+  return { recoveryPending: budget.calls <= 0 };
 }
 
 function statusOf(probes: ReadonlyMap<string, ProbeResult>, name: string) {

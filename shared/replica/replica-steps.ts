@@ -37,7 +37,8 @@ export function configure(state: ReplicaState, msg: InitReplica, tuning: Replica
   meta.epoch = msg.epoch;
   meta.role = msg.role;
   meta.hasStandby = msg.role === "primary" && msg.hasStandby;
-  if (!meta.hasStandby && state.pending.length > 0) applyStable(state, state.pending.splice(0), tuning, effects);
+  // A retired replica keeps its pending entries unapplied: nobody acknowledged them.
+  if (meta.role === "primary" && !meta.hasStandby && state.pending.length > 0) applyStable(state, state.pending.splice(0), tuning, effects);
   if (meta.hasStandby && !hadStandby) meta.standbyAckLsn = 0;
   return { reply: { status: "ok" }, effects };
 }

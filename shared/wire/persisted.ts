@@ -54,6 +54,8 @@ export type LogEntry = z.infer<typeof LogEntrySchema>;
 const ProducerWindowSchema = z.object({
   high: z.number().int(),
   applied: z.array(z.number().int()),
+  /** Seqs at or below this were pruned: they can no longer be judged, whatever the window is now. */
+  floor: z.number().int().default(0),
 });
 
 /** Dedup state: producer id → window. */

@@ -83,6 +83,8 @@ const ReplicaHealthSchema = z.object({
   /** Consecutive probes missed (or answered without state). */
   misses: z.number().int().min(0),
   lastOkAtMs: z.number().nullable(),
+  /** When the last counted miss happened (misses closer together than half a heartbeat count once). */
+  lastMissAtMs: z.number().nullable().default(null),
   /** The last status the replica answered with. */
   last: ReplicaStatusSchema.nullable(),
 });

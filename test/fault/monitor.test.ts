@@ -61,7 +61,7 @@ describe("a monitor evicted mid-takeover", () => {
     await runInDurableObject(coordinator, async (_instance: Coordinator, state) => {
       const record = DataflowRecordSchema.parse(state.storage.kv.get(`dataflow:${id}`));
       const failed = new Map([[before?.primary ?? "", { ok: false as const, error: "crashed" }]]);
-      planMonitorTick(record, {}, failed, Date.now(), { failAfterMisses: 1, locationHints: [] });
+      planMonitorTick(record, {}, failed, Date.now(), { failAfterMisses: 1, locationHints: [], missSpacingMs: 0 });
       state.storage.kv.put(`dataflow:${id}`, record);
     });
     await evictDurableObject(coordinator);

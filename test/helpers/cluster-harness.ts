@@ -44,7 +44,7 @@ export class ClusterHarness {
   /** One monitor tick, 500 ms of simulated time after the previous one. */
   async tick(): Promise<void> {
     this.nowMs += 500;
-    await runMonitorTick(this.monitorPort, this.store, [{ record: this.record, health: this.health }], this.nowMs, { failAfterMisses: 2, locationHints: [] });
+    await runMonitorTick(this.monitorPort, this.store, [{ record: this.record, health: this.health }], this.nowMs, { failAfterMisses: 2, locationHints: [], missSpacingMs: 250 });
   }
 
   /** Posts once from a possibly stale copy of the routing; throws what the router would answer. */

@@ -34,6 +34,8 @@ const cases: [string, () => Promise<Response>, number, string][] = [
   ["a key that is too long", () => postEvents(stream, "p", 2, [{ page: "k".repeat(300), ts: 1, bytes: 1 }]), 400, "INVALID_EVENT"],
   ["a time that is not a time", () => postEvents(stream, "p", 2, [...good, { page: "a", ts: "yesterday", bytes: 1 }]), 400, "INVALID_EVENT"],
   ["an aggregated field that is not a number", () => postEvents(stream, "p", 2, [...good, { page: "a", ts: 1, bytes: "9" }]), 400, "INVALID_EVENT"],
+  ["an aggregated field too large to sum safely", () => postEvents(stream, "p", 2, [...good, { page: "a", ts: 1, bytes: 1e308 }]), 400, "INVALID_EVENT"],
+  ["an event time far in the future", () => postEvents(stream, "p", 2, [...good, { page: "a", ts: "9999-12-31T00:00Z", bytes: 1 }]), 400, "INVALID_EVENT"],
   ["a missing Flux-Producer-Id", () => call("POST", `/v1/streams/${stream}/events`, good, { "flux-seq": "2" }), 400, "INVALID_REQUEST"],
   ["a missing Flux-Seq", () => call("POST", `/v1/streams/${stream}/events`, good, { "flux-producer-id": "p" }), 400, "INVALID_REQUEST"],
   ["Flux-Seq 0", () => postEvents(stream, "p", 0, good), 400, "INVALID_REQUEST"],

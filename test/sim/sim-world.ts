@@ -98,7 +98,7 @@ export async function runSimulation(seed: number, options: SimOptions = {}): Pro
         lastSaved = new Map(r.routes.map((x) => [x.partition, { epoch: x.epoch, primary: x.primary }]));
       };
       try {
-        await runMonitorTick(port, { save }, [{ record, health }], clock.now, { failAfterMisses: 2, locationHints: [] });
+        await runMonitorTick(port, { save }, [{ record, health }], clock.now, { failAfterMisses: 2, locationHints: [], missSpacingMs: 25 });
       } catch (err) {
         log(`monitor tick died: ${String(err)}`);
       }

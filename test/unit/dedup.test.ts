@@ -75,18 +75,18 @@ describe("judgeSeq and recordSeq", () => {
     recordSeq(state, "p", 40, 16);
     recordSeq(state, "p", 50, 16);
     expect(state).toEqual(before);
-    expect(state["$p"]).toEqual({ high: 50, applied: [40, 50] });
+    expect(state["$p"]).toMatchObject({ high: 50, applied: [40, 50] });
   });
 
   it("forgets applied seqs that fall out of the window as high advances", () => {
     const state: DedupState = {};
     for (const seq of [1, 2, 5, 9]) recordSeq(state, "p", seq, 4);
-    expect(state["$p"]).toEqual({ high: 9, applied: [9] });
+    expect(state["$p"]).toMatchObject({ high: 9, applied: [9] });
     recordSeq(state, "p", 7, 4);
     recordSeq(state, "p", 6, 4);
-    expect(state["$p"]).toEqual({ high: 9, applied: [6, 7, 9] });
+    expect(state["$p"]).toMatchObject({ high: 9, applied: [6, 7, 9] });
     recordSeq(state, "p", 11, 4);
-    expect(state["$p"]).toEqual({ high: 11, applied: [9, 11] });
+    expect(state["$p"]).toMatchObject({ high: 11, applied: [9, 11] });
   });
 
   it("agrees with an unbounded model and stays within the memory bound on long random runs", () => {
@@ -140,7 +140,7 @@ describe("judgeSeq and recordSeq", () => {
     expect(judgeSeq(state, "p2", 1000, 16)).toBe("new");
     expect(judgeSeq(state, "p2", 4, 16)).toBe("new");
     expect(judgeSeq(state, "p2", 3, 16)).toBe("duplicate");
-    expect(state["$p2"]).toEqual({ high: 5, applied: [3, 5] });
+    expect(state["$p2"]).toMatchObject({ high: 5, applied: [3, 5] });
     expect(state["$p1"]?.high).toBe(1000);
   });
 
@@ -161,4 +161,15 @@ describe("judgeSeq and recordSeq", () => {
       expect(judgeSeq(state, producer, 2, 16)).toBe("new");
     },
   );
+
+  it("keeps refusing seqs pruned under a smaller window after the window grows", () => {
+    const state: DedupState = {};
+    for (let seq = 1; seq <= 100; seq++) recordSeq(state, "p", seq, 16);
+    expect(judgeSeq(state, "p", 50, 16)).toBe("too-old");
+    // A later deploy raises the window: seq 50 was pruned, so it still cannot be judged.
+    expect(judgeSeq(state, "p", 50, 64)).toBe("too-old");
+    expect(judgeSeq(state, "p", 90, 64)).toBe("duplicate");
+    recordSeq(state, "p", 101, 64);
+    expect(judgeSeq(state, "p", 60, 64)).toBe("too-old");
+  });
 });

@@ -8,7 +8,7 @@ import { partitionFor } from "../../shared/partitioner.ts";
 import type { ProbeResult } from "../../shared/monitor/monitor-port.ts";
 import type { HealthMap } from "../../shared/wire/routing.ts";
 import { ClusterHarness, type Batch } from "../helpers/cluster-harness.ts";
-import { record as makeRecord } from "../helpers/fixtures.ts";
+import { record as makeRecord, spec } from "../helpers/fixtures.ts";
 
 const batch = (seq: number, page = `k${seq % 5}`): Batch => ({ producer: "c", seq, events: [{ page, ts: seq * 100, bytes: seq }] });
 /** Pages that land in partition 0 and in partition 1 of a 2-partition dataflow. */
@@ -104,10 +104,33 @@ describe("planMonitorTick", () => {
     const health: HealthMap = {};
     const { primary = "", standby = "" } = record.routes[0] ?? {};
     const probes = new Map([[primary, probe(false)], [standby ?? "", probe(true)]]);
-    expect(planMonitorTick(record, health, probes, 1, { failAfterMisses: 3, locationHints: [] })).toBe(false);
-    expect(planMonitorTick(record, health, probes, 2, { failAfterMisses: 3, locationHints: [] })).toBe(false);
-    expect(planMonitorTick(record, health, probes, 3, { failAfterMisses: 3, locationHints: [] })).toBe(true);
+    expect(planMonitorTick(record, health, probes, 1, { failAfterMisses: 3, locationHints: [], missSpacingMs: 1 })).toBe(false);
+    expect(planMonitorTick(record, health, probes, 2, { failAfterMisses: 3, locationHints: [], missSpacingMs: 1 })).toBe(false);
+    expect(planMonitorTick(record, health, probes, 3, { failAfterMisses: 3, locationHints: [], missSpacingMs: 1 })).toBe(true);
     expect(record.routes[0]).toMatchObject({ epoch: 2, primary: standby, standby: null, status: "recovering", retired: [primary] });
+  });
+
+  it("counts misses closer together than the spacing once, so report-triggered probes cannot rush a takeover", () => {
+    const record = makeRecord("df");
+    const health: HealthMap = {};
+    const { primary = "", standby = "" } = record.routes[0] ?? {};
+    const probes = new Map([[primary, probe(false)], [standby ?? "", probe(true)]]);
+    const tuning = { failAfterMisses: 2, locationHints: [], missSpacingMs: 250 };
+    for (const at of [1000, 1010, 1100, 1200]) expect(planMonitorTick(record, health, probes, at, tuning)).toBe(false);
+    expect(health[primary]?.misses).toBe(1);
+    expect(planMonitorTick(record, health, probes, 1250, tuning)).toBe(true);
+    expect(record.routes[0]?.primary).toBe(standby);
+  });
+
+  it("brings an unreplicated (R=1) partition back healthy, without seeding a standby", () => {
+    const record = makeRecord("df", spec({ replication: 1 }));
+    const health: HealthMap = {};
+    const { primary = "" } = record.routes[0] ?? {};
+    const tuning = { failAfterMisses: 1, locationHints: [], missSpacingMs: 1 };
+    planMonitorTick(record, health, new Map([[primary, probe(false)]]), 1, tuning);
+    expect(record.routes[0]?.status).toBe("unavailable");
+    planMonitorTick(record, health, new Map([[primary, probe(true, 5)]]), 2, tuning);
+    expect(record.routes[0]).toMatchObject({ status: "healthy", primary, standby: null, recovery: null });
   });
 
   it("treats a replica that answers without state, or with another dataflow's, as failed", () => {
@@ -116,7 +139,7 @@ describe("planMonitorTick", () => {
       const health: HealthMap = {};
       const route = record.routes[0];
       const probes = new Map([[route?.primary ?? "", probe(true)], [route?.standby ?? "", answer]]);
-      planMonitorTick(record, health, probes, 1, { failAfterMisses: 1, locationHints: [] });
+      planMonitorTick(record, health, probes, 1, { failAfterMisses: 1, locationHints: [], missSpacingMs: 1 });
       expect(record.routes[0]?.standby).toBeNull();
       expect(record.events.map((e) => e.kind)).toEqual(["degraded", "recovery-started"]);
     }
@@ -128,7 +151,7 @@ describe("planMonitorTick", () => {
     if (!route) throw new Error("no route");
     route.hints[route.primary] = "weur";
     const probes = new Map([[route.primary, probe(true)], [route.standby ?? "", probe(false)]]);
-    planMonitorTick(record, {}, probes, 1, { failAfterMisses: 1, locationHints: ["weur", "enam"] });
+    planMonitorTick(record, {}, probes, 1, { failAfterMisses: 1, locationHints: ["weur", "enam"], missSpacingMs: 1 });
     expect(route.recovery && route.hints[route.recovery.replica]).toBe("enam");
   });
 });

@@ -176,6 +176,7 @@ describe("parseFluxConfig", () => {
     probeTimeoutMs: 250,
     failAfterMisses: 2,
     replicaTimeoutMs: 1000,
+    missSpacingMs: 250,
     locationHints: [],
     enableFaults: false,
   };
