@@ -67,7 +67,8 @@ try {
 }
 results.finishedAt = new Date().toISOString();
 mkdirSync("bench/results", { recursive: true });
-const file = `bench/results/${quick ? "quick" : "full"}.json`;
+// Quick runs are smoke tests (CI): their results stay out of the repository.
+const file = quick ? "bench/results/quick.local.json" : "bench/results/full.json";
 writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
 if (!quick) writeReport(results);
 log(`wrote ${file}${quick ? "" : ", docs/BENCHMARKS.md and docs/bench-*.svg"}`);

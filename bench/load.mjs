@@ -23,7 +23,7 @@ export function makeBatch(random, size, keys, tsMs, keyOf = (i) => `page-${i}`) 
  * Runs producers until `stopAt()` is true. `nextBatch(producer, seq)` gives events.
  * @returns acknowledgements `{ atMs, latencyMs, events, producer, seq, attempts }` and the 503 count.
  */
-export async function runLoad({ url, token, stream, concurrency, nextBatch, stopAt, producerPrefix }) {
+export async function runLoad({ url, token, stream, concurrency, nextBatch, stopAt, producerPrefix, giveUpAfterMs = 60_000 }) {
   const acks = [];
   let rejected = 0;
   const producer = async (index) => {
@@ -47,10 +47,11 @@ export async function runLoad({ url, token, stream, concurrency, nextBatch, stop
         }
         if (status === 200) {
           const now = performance.now();
-          acks.push({ atMs: now, latencyMs: now - started, events: events.length, producer: index, seq, attempts: attempt });
+          acks.push({ atMs: now, latencyMs: now - started, events: events.length, producer: index, seq, attempts: attempt, keys: events.map((e) => e.page) });
           break;
         }
         if (status !== 503 && status !== 0) throw new Error(`unexpected status ${status}`);
+        if (performance.now() - started > giveUpAfterMs) throw new Error(`batch ${name}#${seq} not acknowledged within ${giveUpAfterMs} ms`);
         rejected += 1;
         await new Promise((r) => setTimeout(r, 20));
       }

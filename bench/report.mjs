@@ -113,7 +113,7 @@ ${results.cost.fits.map((f) => `- R=${f.replication}: **${fmt(f.fixedMicrosPerBa
 Under steady load on 4 partitions, the primary of partition 0 was crashed
 ${fmt(f.crashAtMs / 1000, 1)} s into the run (default settings: heartbeat 500 ms, 2 missed probes).
 
-| unavailability of partition 0 | others before (events/s) | others after | 503s seen | acknowledged events | counted | lost | duplicated |
+| unavailability of partition 0 | others before (events/s) | others after | 503s seen | acknowledged events | counted | lost (per key) | duplicated (per key) |
 | --- | --- | --- | --- | --- | --- | --- | --- |
 | ${fmt(f.unavailabilityMs)} ms | ${fmt(f.othersEventsPerSecondBefore)} | ${fmt(f.othersEventsPerSecondAfter)} | ${fmt(f.rejected)} | ${fmt(f.acked)} | ${fmt(f.counted)} | ${f.lost} | ${f.duplicated} |
 
