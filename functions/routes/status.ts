@@ -5,6 +5,7 @@
  */
 import { Hono } from "hono";
 import { withDeadline } from "../../durable-objects/replica-client.ts";
+import type { LocationHint } from "../../shared/config.ts";
 import type { ReplicaStatus } from "../../shared/wire/replica-rpc.ts";
 import type { DataflowRecord, HealthMap } from "../../shared/wire/routing.ts";
 import type { AppEnv } from "../app-env.ts";
@@ -15,9 +16,11 @@ const iso = (ms: number | null | undefined) => (ms === null || ms === undefined 
 export const statusRoutes = new Hono<AppEnv>().get("/", async (c) => {
   const records = await askCoordinator(c.env, (co) => co.listDataflows());
   const timeoutMs = c.var.config.probeTimeoutMs * 4;
-  const ask = async (name: string): Promise<ReplicaStatus | { error: string }> => {
+  const ask = async (name: string, hint: string | null): Promise<ReplicaStatus | { error: string }> => {
+    // The hint matters when this call is the first to reach a fresh replica: it places it.
+    const stub = c.env.PARTITION_REPLICA.getByName(name, hint ? { locationHint: hint as LocationHint } : undefined);
     try {
-      const status = await withDeadline((async () => c.env.PARTITION_REPLICA.getByName(name).status())(), timeoutMs, `replica ${name}`);
+      const status = await withDeadline((async () => stub.status())(), timeoutMs, `replica ${name}`);
       return status ?? { error: "no state (never initialised, or storage lost)" };
     } catch (err) {
       return { error: `unreachable: ${err instanceof Error ? err.message : String(err)}` };
@@ -29,7 +32,7 @@ export const statusRoutes = new Hono<AppEnv>().get("/", async (c) => {
   return c.json({ dataflows });
 });
 
-async function describe(record: DataflowRecord, health: HealthMap, ask: (name: string) => Promise<ReplicaStatus | { error: string }>) {
+async function describe(record: DataflowRecord, health: HealthMap, ask: (name: string, hint: string | null) => Promise<ReplicaStatus | { error: string }>) {
   return {
     id: record.id,
     stream: record.spec.stream,
@@ -37,7 +40,7 @@ async function describe(record: DataflowRecord, health: HealthMap, ask: (name: s
     partitions: await Promise.all(
       record.routes.map(async (route) => {
         const names = [route.primary, ...(route.standby ? [route.standby] : []), ...(route.recovery ? [route.recovery.replica] : [])];
-        const statuses = await Promise.all(names.map(ask));
+        const statuses = await Promise.all(names.map((name) => ask(name, route.hints[name] ?? null)));
         const primaryLsn = (statuses[0] && "lsn" in statuses[0] ? statuses[0].lsn : null) ?? null;
         return {
           partition: route.partition,
