@@ -1,3 +1,4 @@
+/** Three Vitest projects: unit (Node), workers (workerd integration) and fault (workerd with faults on). */
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 

@@ -1,3 +1,4 @@
+/** The fault-injection endpoint does not exist unless configuration enables it (issue 3). */
 import { describe, expect, it } from "vitest";
 import { call, createDataflow } from "../helpers/api.ts";
 

@@ -1,3 +1,4 @@
+/** Access control on /v1 in workerd: bearer token, constant-time check, refusal when unconfigured (issue 2). */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../functions/app.ts";

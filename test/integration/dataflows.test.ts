@@ -1,3 +1,4 @@
+/** The dataflows API in workerd: creation with defaults, idempotent PUT, listing, status of replicas. */
 import { describe, expect, it } from "vitest";
 import { call, clicksSpec, uniqueName } from "../helpers/api.ts";
 

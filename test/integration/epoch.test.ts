@@ -1,3 +1,4 @@
+/** Epoch fencing on real replica Durable Objects: older epochs and wrong roles are refused. */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { replicaName } from "../../shared/names.ts";

@@ -1,3 +1,4 @@
+/** Post then query in workerd: exact aggregates, closed windows, resends, NDJSON, R=1, several dataflows per stream. */
 import { describe, expect, it } from "vitest";
 import { call, createDataflow, postEvents, results } from "../helpers/api.ts";
 

@@ -1,3 +1,4 @@
+/** Evicting every Durable Object loses nothing: results, status and dedup memory come back from storage. */
 import { env } from "cloudflare:workers";
 import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";

@@ -1,3 +1,4 @@
+/** Exact, bounded dedup per producer (shared/dedup.ts), including out-of-order seqs and a growing window. */
 import { describe, expect, it } from "vitest";
 import { rng } from "../helpers/rng.ts";
 import { judgeSeq, recordSeq } from "../../shared/dedup.ts";

@@ -1,3 +1,4 @@
+/** Parsing posted bodies: JSON arrays and NDJSON, with 4xx errors that name where parsing broke. */
 import { describe, expect, it } from "vitest";
 import { fluxErrorOf } from "../helpers/flux-error.ts";
 import { isNdjson, parseEventsBody } from "../../shared/ingest/parse-body.ts";

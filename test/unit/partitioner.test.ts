@@ -1,3 +1,4 @@
+/** The stable partitioner: FNV-1a over the key, mod P, pinned so a change of hash is caught. */
 import { describe, expect, it } from "vitest";
 import { partitionFor } from "../../shared/partitioner.ts";
 

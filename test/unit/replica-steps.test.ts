@@ -1,3 +1,4 @@
+/** The replica state machine through ReplicaHost over memory: LSNs, dedup, stable prefix, gap fill, durability. */
 import { describe, expect, it } from "vitest";
 import { ReplicaHost } from "../../shared/replica/replica-host.ts";
 import type { LogEntry } from "../../shared/wire/persisted.ts";

@@ -1,3 +1,4 @@
+/** Validating and routing events for a dataflow: compact records per partition, or one error listing every problem. */
 import { describe, expect, it } from "vitest";
 import { fluxErrorOf } from "../helpers/flux-error.ts";
 import { MAX_FIELD_MAGNITUDE, MAX_FUTURE_MS, routeEvents, type EventProblem } from "../../shared/ingest/route-events.ts";

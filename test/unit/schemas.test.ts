@@ -1,3 +1,4 @@
+/** Wire and config schemas: spec defaults and refusals, producer headers, config parsing. */
 import { describe, expect, it } from "vitest";
 import { parseFluxConfig } from "../../shared/config.ts";
 import { DataflowSpecSchema, numericFieldsOf } from "../../shared/wire/dataflow-spec.ts";

@@ -1,3 +1,4 @@
+/** The tumbling-window operator against a naive reference: aggregates, closing, lateness, snapshot/restore. */
 import { describe, expect, it } from "vitest";
 import { rng } from "../helpers/rng.ts";
 import { tumblingWindow } from "../../shared/operators/tumbling-window.ts";
