@@ -150,9 +150,8 @@ export async function failover(url, durationMs, crashAtMs) {
   // Per key, so a loss and a duplicate cannot cancel out.
   const expected = new Map();
   for (const a of acks) for (const key of a.keys) expected.set(key, (expected.get(key) ?? 0) + 1);
-  const res = await api(url, "GET", `/v1/dataflows/${id}/results`);
   const got = new Map();
-  for (const r of res.body.results) got.set(r.key, (got.get(r.key) ?? 0) + r.values.n);
+  for (const r of await allResults(url, id)) got.set(r.key, (got.get(r.key) ?? 0) + r.values.n);
   let lost = 0;
   let duplicated = 0;
   for (const key of new Set([...expected.keys(), ...got.keys()])) {
@@ -183,10 +182,21 @@ function rateOf(acks, ms) {
   return acks.reduce((n, a) => n + a.events, 0) / (ms / 1000);
 }
 
+/** Every result of a dataflow, page by page. */
+async function allResults(url, id) {
+  const all = [];
+  for (let after = null; ; ) {
+    const query = `?limit=10000${after ? `&after=${encodeURIComponent(after)}` : ""}`;
+    const res = await api(url, "GET", `/v1/dataflows/${id}/results${query}`);
+    if (res.status !== 200) throw new Error(`results ${id}: ${res.status}`);
+    all.push(...res.body.results);
+    if (!res.body.next) return all;
+    after = res.body.next;
+  }
+}
+
 export async function countedEvents(url, id) {
-  const res = await api(url, "GET", `/v1/dataflows/${id}/results`);
-  if (res.status !== 200) throw new Error(`results ${id}: ${res.status}`);
-  return res.body.results.reduce((n, r) => n + r.values.n, 0);
+  return (await allResults(url, id)).reduce((n, r) => n + r.values.n, 0);
 }
 
 /** Fill a one-partition dataflow with `keys` keys, then lose its standby; time the seeding and ingest meanwhile. */

@@ -76,9 +76,15 @@ export class SqlReplicaStorage implements ReplicaStorage {
       clauses.push("window_start < ?");
       args.push(filter.toMs);
     }
+    if (filter.after !== undefined) {
+      clauses.push("(window_start > ? OR (window_start = ? AND key > ?))");
+      args.push(filter.after.windowStartMs, filter.after.windowStartMs, filter.after.key);
+    }
     const where = clauses.length > 0 ? `WHERE ${clauses.join(" AND ")}` : "";
+    // -1 is SQLite's "no limit".
+    args.push(filter.limit ?? -1);
     return this.#storage.sql
-      .exec<{ body: string }>(`SELECT body FROM outputs ${where} ORDER BY window_start, key`, ...args)
+      .exec<{ body: string }>(`SELECT body FROM outputs ${where} ORDER BY window_start, key LIMIT ?`, ...args)
       .toArray()
       .map((row) => WindowResultSchema.parse(JSON.parse(row.body)));
   }

@@ -7,7 +7,7 @@
 import type { DataflowSpec } from "../wire/dataflow-spec.ts";
 import { numericFieldsOf } from "../wire/dataflow-spec.ts";
 import type { TumblingWindowState } from "../wire/persisted.ts";
-import type { WindowRecord, WindowResult } from "../wire/window-result.ts";
+import { isAfter, type ResultPosition, type WindowRecord, type WindowResult } from "../wire/window-result.ts";
 import type { Emit, Operator } from "./operator.ts";
 
 /** A tumbling-window operator plus a way to read its open windows for queries. */
@@ -16,11 +16,16 @@ export interface TumblingWindowOperator extends Operator<WindowRecord, WindowRes
   openResults(state: TumblingWindowState, filter: ResultFilter): WindowResult[];
 }
 
-/** Which windows a query wants: one key or all, windows overlapping [fromMs, toMs). */
+/**
+ * Which windows a query wants: one key or all, windows overlapping [fromMs, toMs), and
+ * for paging, only those after a (window start, key) position, at most `limit` of them.
+ */
 export interface ResultFilter {
   key?: string | undefined;
   fromMs?: number | undefined;
   toMs?: number | undefined;
+  after?: ResultPosition | undefined;
+  limit?: number | undefined;
 }
 
 /** Builds the operator for a spec; the spec's numeric fields fix the record layout. */
@@ -113,7 +118,10 @@ export function tumblingWindow(spec: Pick<DataflowSpec, "window" | "aggregates">
         const slots = filter.key === undefined ? Object.keys(byKey).sort() : [slotOfKey(filter.key)];
         for (const slot of slots) {
           const acc = byKey[slot];
-          if (acc) results.push(toResult(keyOfSlot(slot), start, acc, false));
+          const key = keyOfSlot(slot);
+          if (!acc || (filter.after && !isAfter({ windowStartMs: start, key }, filter.after))) continue;
+          results.push(toResult(key, start, acc, false));
+          if (filter.limit !== undefined && results.length >= filter.limit) return results;
         }
       }
       return results;

@@ -17,7 +17,7 @@ import type {
   ReplicateReply,
   ReplicaStatus,
 } from "../wire/replica-rpc.ts";
-import type { WindowResult } from "../wire/window-result.ts";
+import { compareResults, type WindowResult } from "../wire/window-result.ts";
 import { emptyReplicaState, restoreReplicaState, type ReplicaState, type ReplicaTuning } from "./replica-state.ts";
 import { ackStandby, applyBatch, checkEpoch, configure, replicate, takeCheckpoint, type StepResult } from "./replica-steps.ts";
 import type { ReplicaStorage } from "./replica-storage.ts";
@@ -76,7 +76,8 @@ export class ReplicaHost {
     const refusal = checkEpoch(state, epoch, "primary");
     if (refusal) return refusal;
     const closed = this.storage.readOutputs(filter, state.meta.spec.window.sizeMs);
-    return { status: "ok", results: [...closed, ...state.op.openResults(state.operator, filter)] };
+    const results = [...closed, ...state.op.openResults(state.operator, filter)].sort(compareResults);
+    return { status: "ok", results: filter.limit === undefined ? results : results.slice(0, filter.limit) };
   }
 
   /** Outputs after `afterSeq`, for copying to a fresh replica. */

@@ -8,7 +8,7 @@ import type { ResultFilter } from "../operators/tumbling-window.ts";
 import { partitionFor } from "../partitioner.ts";
 import type { Refusal } from "../wire/replica-rpc.ts";
 import type { DataflowRecord, PartitionRoute } from "../wire/routing.ts";
-import type { WindowResult } from "../wire/window-result.ts";
+import { compareResults, type ResultPosition, type WindowResult } from "../wire/window-result.ts";
 
 /** Reads one replica's results. */
 export type ReadReplicaResults = (
@@ -18,16 +18,29 @@ export type ReadReplicaResults = (
 ) => Promise<{ status: "ok"; results: WindowResult[] } | Refusal>;
 
 /**
- * Results matching `filter`, merged across partitions.
+ * Results matching `filter`, merged across partitions in (window start, key) order. With
+ * `filter.limit`, each partition returns at most that many after `filter.after`, and
+ * `next` is the position to continue from (null on the last page).
  * @throws FluxError `UNAVAILABLE` naming the partition whose primary could not answer.
  */
-export async function readResults(read: ReadReplicaResults, record: DataflowRecord, filter: ResultFilter): Promise<WindowResult[]> {
+export async function readResults(
+  read: ReadReplicaResults,
+  record: DataflowRecord,
+  filter: ResultFilter,
+): Promise<{ results: WindowResult[]; next: ResultPosition | null }> {
   const routes =
     filter.key === undefined
       ? record.routes
       : record.routes.filter((r) => r.partition === partitionFor(filter.key ?? "", record.spec.partitions));
   const perPartition = await Promise.all(routes.map((route) => readPartition(read, record.id, route, filter)));
-  return perPartition.flat().sort((a, b) => a.windowStartMs - b.windowStartMs || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const merged = perPartition.flat().sort(compareResults);
+  const limit = filter.limit;
+  // More may follow if the merge overflowed the page, or a partition filled its own.
+  const more = limit !== undefined && (merged.length > limit || perPartition.some((page) => page.length >= limit));
+  if (!more) return { results: merged, next: null };
+  const results = merged.slice(0, limit);
+  const last = results[results.length - 1];
+  return { results, next: last ? { windowStartMs: last.windowStartMs, key: last.key } : null };
 }
 
 async function readPartition(read: ReadReplicaResults, dataflow: string, route: PartitionRoute, filter: ResultFilter): Promise<WindowResult[]> {

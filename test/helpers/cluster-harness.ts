@@ -83,7 +83,7 @@ export class ClusterHarness {
       seen.add(id);
       state = op.process(state, b.events.map((e): WindowRecord => [e.page, e.ts, e.bytes]), () => {});
     }
-    const actual = await readResults(async (name, epoch, filter) => this.cluster.host(name).readResults(epoch, filter), this.record, {});
-    expect(actual, message).toEqual(op.openResults(state, {}));
+    const { results } = await readResults(async (name, epoch, filter) => this.cluster.host(name).readResults(epoch, filter), this.record, {});
+    expect(results, message).toEqual(op.openResults(state, {}));
   }
 }

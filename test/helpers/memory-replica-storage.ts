@@ -7,7 +7,7 @@ import type { ResultFilter } from "../../shared/operators/tumbling-window.ts";
 import type { ReplicaEffects } from "../../shared/replica/replica-state.ts";
 import type { ReplicaStorage } from "../../shared/replica/replica-storage.ts";
 import { CheckpointSchema, type Checkpoint, type LogEntry, type ReplicaMeta } from "../../shared/wire/persisted.ts";
-import type { WindowResult } from "../../shared/wire/window-result.ts";
+import { compareResults, isAfter, type WindowResult } from "../../shared/wire/window-result.ts";
 import type { NumberedOutput } from "../../shared/wire/replica-rpc.ts";
 
 /** Small chunks, so tests and the simulator copy several of them. */
@@ -55,9 +55,11 @@ export class MemoryReplicaStorage implements ReplicaStorage {
         (r) =>
           (filter.key === undefined || r.key === filter.key) &&
           (filter.fromMs === undefined || r.windowStartMs + windowSizeMs > filter.fromMs) &&
-          (filter.toMs === undefined || r.windowStartMs < filter.toMs),
+          (filter.toMs === undefined || r.windowStartMs < filter.toMs) &&
+          (filter.after === undefined || isAfter(r, filter.after)),
       )
-      .sort((a, b) => a.windowStartMs - b.windowStartMs || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .sort(compareResults)
+      .slice(0, filter.limit ?? Number.POSITIVE_INFINITY)
       .map((r) => structuredClone(r));
   }
 

@@ -47,6 +47,27 @@ describe("ingest then query", () => {
     expect(mine?.partitions[0]?.replicas.map((r) => r.lateRecords)).toEqual([1, 1]);
   });
 
+  it("pages through results with limit and the next cursor, across partitions", async () => {
+    const { id, stream } = await createDataflow({ window: { kind: "tumbling", sizeMs: 10_000, allowedLatenessMs: 600_000 } });
+    const events = ["a", "b", "c", "d", "e", "f", "g"].flatMap((page, i) => [{ page, ts: i * 10_000, bytes: 1 }, { page, ts: 5_000, bytes: 2 }]);
+    expect((await postEvents(stream, "p1", 1, events)).status).toBe(200);
+    const everything = await results(id);
+    expect(everything).toHaveLength(13);
+    const paged: unknown[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 20; page++) {
+      const query: string = `?limit=3${cursor ? `&after=${encodeURIComponent(cursor)}` : ""}`;
+      const body = (await (await call("GET", `/v1/dataflows/${id}/results${query}`)).json()) as { results: unknown[]; next: string | null };
+      expect(body.results.length).toBeLessThanOrEqual(3);
+      paged.push(...body.results);
+      cursor = body.next;
+      if (!cursor) break;
+    }
+    expect(paged).toEqual(everything);
+    expect((await call("GET", `/v1/dataflows/${id}/results?limit=0`)).status).toBe(400);
+    expect((await call("GET", `/v1/dataflows/${id}/results?after=nonsense`)).status).toBe(400);
+  });
+
   it("counts a resent batch once and marks the resend duplicate", async () => {
     const { id, stream } = await createDataflow();
     const events = [{ page: "a", ts: 1, bytes: 1 }, { page: "b", ts: 2, bytes: 2 }, { page: "c", ts: 3, bytes: 3 }];

@@ -56,8 +56,18 @@ async function runSeed(seed: number) {
     });
   }
   const expected = reference.openResults(state, {});
-  const actual = await readResults(async (name, epoch, filter) => cluster.host(name).readResults(epoch, filter), df, {});
+  const { results: actual } = await readResults(async (name, epoch, filter) => cluster.host(name).readResults(epoch, filter), df, {});
   expect(actual, `seed ${seed}`).toEqual(expected);
+  // Paging through the same results, two at a time, gives the same list.
+  const paged: typeof actual = [];
+  let after: { windowStartMs: number; key: string } | undefined;
+  for (let page = 0; page < 1000; page++) {
+    const { results, next } = await readResults(async (name, epoch, filter) => cluster.host(name).readResults(epoch, filter), df, { limit: 2, after });
+    paged.push(...results);
+    if (!next) break;
+    after = next;
+  }
+  expect(paged, `seed ${seed}: paged`).toEqual(expected);
   for (const route of df.routes) {
     if (!route.standby) continue;
     const primary = cluster.host(route.primary).status();
