@@ -5,19 +5,22 @@
  * alarm re-arms first, so a tick that throws is simply retried by the next one.
  */
 import { DurableObject } from "cloudflare:workers";
+import { z } from "zod";
 import { parseFluxConfig, type FluxConfig } from "../shared/config.ts";
 import { desiredConfigs } from "../shared/monitor/desired-config.ts";
 import { runMonitorTick } from "../shared/monitor/run-monitor-tick.ts";
 import { isSameSpec, planDataflow } from "../shared/plan-dataflow.ts";
 import type { DataflowSpec } from "../shared/wire/dataflow-spec.ts";
 import { DataflowRecordSchema, HealthMapSchema, type DataflowRecord, type HealthMap } from "../shared/wire/routing.ts";
+import { destroyReplicas, highestEpoch } from "./dataflow-deletion.ts";
 import { monitorPort } from "./replica-client.ts";
 
 const DATAFLOW = "dataflow:";
 const HEALTH = "health:";
+const TOMBSTONE = "tombstone:";
 
 /** Outcome of creating a dataflow. */
-type PutDataflowResult = { status: "created" | "unchanged" | "conflict"; record: DataflowRecord };
+type PutDataflowResult = { status: "created" | "unchanged" | "conflict" | "deleting"; record: DataflowRecord };
 
 export class Coordinator extends DurableObject<Env> {
   readonly #config: FluxConfig = parseFluxConfig(this.env);
@@ -31,8 +34,10 @@ export class Coordinator extends DurableObject<Env> {
   async putDataflow(id: string, spec: DataflowSpec): Promise<PutDataflowResult> {
     return this.#exclusive(async () => {
       const existing = this.#read(id);
+      if (existing?.deleting) return { status: "deleting", record: existing };
       if (existing && !isSameSpec(existing.spec, spec)) return { status: "conflict", record: existing };
-      const record = existing ?? planDataflow(id, spec, Date.now(), this.#config.locationHints);
+      const firstEpoch = this.#tombstone(id) + 1;
+      const record = existing ?? planDataflow(id, spec, Date.now(), this.#config.locationHints, firstEpoch);
       if (!existing) this.ctx.storage.kv.put(DATAFLOW + id, record);
       if (!record.ready) {
         const port = this.#port(record);
@@ -49,6 +54,21 @@ export class Coordinator extends DurableObject<Env> {
         await this.#armAlarm(Date.now() + this.#config.heartbeatMs);
       }
       return { status: existing?.ready ? "unchanged" : "created", record };
+    });
+  }
+
+  /**
+   * Deletes a dataflow: routers stop using it at once; its replicas drop their state (the
+   * monitor retries any that do not answer). @returns the replicas still to confirm.
+   */
+  async deleteDataflow(id: string): Promise<{ status: "not-found" } | { status: "deleted" | "deleting"; stream: string; pending: string[] }> {
+    return this.#exclusive(async () => {
+      const record = this.#read(id);
+      if (!record) return { status: "not-found" };
+      record.deleting = true;
+      this.ctx.storage.kv.put(DATAFLOW + id, record);
+      const pending = await this.#finishDeletion(record);
+      return { status: pending.length === 0 ? "deleted" : "deleting", stream: record.spec.stream, pending };
     });
   }
 
@@ -75,7 +95,11 @@ export class Coordinator extends DurableObject<Env> {
     await this.ctx.storage.setAlarm(Date.now() + this.#config.heartbeatMs);
     let pending = false;
     await this.#exclusive(async () => {
-      const records = (await this.listDataflows()).map((record) => ({ record, health: this.#health(record.id) }));
+      const all = await this.listDataflows();
+      for (const record of all.filter((r) => r.deleting)) await this.#finishDeletion(record);
+      const records = all.filter((r) => !r.deleting).map((record) => ({ record, health: this.#health(record.id) }));
+      // Nothing left to watch: stop ticking until a dataflow is created again.
+      if (all.length === 0) await this.ctx.storage.deleteAlarm();
       if (records.length === 0) return;
       const hints = new Map(records.flatMap(({ record }) => record.routes.flatMap((r) => Object.entries(r.hints))));
       const port = monitorPort(this.env, this.#config.probeTimeoutMs, this.#config.replicaTimeoutMs, (name) => hints.get(name));
@@ -89,6 +113,22 @@ export class Coordinator extends DurableObject<Env> {
     });
     // A recovery with work left continues at once; probes still run between its slices.
     if (pending) await this.#armAlarm(Date.now());
+  }
+
+  /** Destroys a deleting record's replicas; once all confirmed, removes it and leaves a tombstone. */
+  async #finishDeletion(record: DataflowRecord): Promise<string[]> {
+    const pending = await destroyReplicas(this.env, record, this.#config.replicaTimeoutMs);
+    if (pending.length === 0) {
+      this.ctx.storage.kv.put(TOMBSTONE + record.id, Math.max(this.#tombstone(record.id), highestEpoch(record)));
+      this.ctx.storage.kv.delete(DATAFLOW + record.id);
+      this.ctx.storage.kv.delete(HEALTH + record.id);
+    }
+    return pending;
+  }
+
+  /** The highest epoch a deleted dataflow of this id reached (0: none). */
+  #tombstone(id: string): number {
+    return z.number().int().min(0).parse(this.ctx.storage.kv.get(TOMBSTONE + id) ?? 0);
   }
 
   #read(id: string): DataflowRecord | null {

@@ -70,6 +70,15 @@ export class PartitionReplica extends DurableObject<Env> {
     return this.#gate(() => finishSeed(this.#host, msg));
   }
 
+  /** Drops all state: the dataflow was deleted. Not gated: a deletion must get through a fault. */
+  async destroy(): Promise<void> {
+    this.#host.storage.wipe();
+    this.#host.forget();
+    this.#fault = null;
+    this.#heal.resolve();
+    this.ctx.storage.kv.delete("fault");
+  }
+
   /** Injects a fault (admin endpoint, only when FLUX_ENABLE_FAULTS is "true"). */
   async injectFault(kind: FaultKind): Promise<{ status: "ok"; fault: ActiveFault | null } | { status: "disabled" }> {
     if (!this.#faultsEnabled) return { status: "disabled" };

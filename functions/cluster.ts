@@ -50,7 +50,7 @@ export async function dataflowsForStream(env: Env, cache: RoutingCache, stream: 
     if (stale) return stale;
     throw new FluxError("UNAVAILABLE", `the coordinator did not answer: ${err instanceof Error ? err.message : String(err)}`, undefined, { cause: err });
   }
-  const records = all.filter((record) => record.ready && record.spec.stream === stream);
+  const records = all.filter((record) => record.ready && !record.deleting && record.spec.stream === stream);
   cache.set(stream, records, now);
   return records;
 }

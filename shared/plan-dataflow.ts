@@ -7,19 +7,21 @@ import type { DataflowSpec } from "./wire/dataflow-spec.ts";
 import type { DataflowRecord } from "./wire/routing.ts";
 
 /**
- * A new dataflow's record: every partition at epoch 1, replica generation 0 primary and
- * 1 standby (R=2). With location hints, a partition's two replicas get different ones.
+ * A new dataflow's record: every partition at `firstEpoch` (1, or above every epoch an
+ * earlier dataflow of the same id used, so its stale routers are fenced), replica
+ * generation 0 primary and 1 standby (R=2). With location hints, a partition's two
+ * replicas get different ones.
  */
-export function planDataflow(id: string, spec: DataflowSpec, nowMs: number, locationHints: readonly string[] = []): DataflowRecord {
+export function planDataflow(id: string, spec: DataflowSpec, nowMs: number, locationHints: readonly string[] = [], firstEpoch = 1): DataflowRecord {
   const hint = (i: number) => (locationHints.length === 0 ? null : (locationHints[i % locationHints.length] ?? null));
   const routes = Array.from({ length: spec.partitions }, (_, partition) => {
     const primary = replicaName(id, partition, 0);
     const standby = spec.replication === 2 ? replicaName(id, partition, 1) : null;
     const hints: Record<string, string | null> = { [primary]: hint(partition) };
     if (standby) hints[standby] = hint(partition + 1);
-    return { partition, epoch: 1, primary, standby, status: "healthy" as const, version: 1, nextGeneration: 2, retired: [], hints, recovery: null };
+    return { partition, epoch: firstEpoch, primary, standby, status: "healthy" as const, version: 1, nextGeneration: 2, retired: [], hints, recovery: null };
   });
-  return { v: 1, id, spec, createdAtMs: nowMs, ready: false, routes, events: [] };
+  return { v: 1, id, spec, createdAtMs: nowMs, ready: false, deleting: false, routes, events: [] };
 }
 
 /** Whether two specs are the same after defaults (key order does not matter). */

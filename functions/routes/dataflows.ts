@@ -18,6 +18,7 @@ function describe(record: DataflowRecord) {
     spec: record.spec,
     createdAt: new Date(record.createdAtMs).toISOString(),
     ready: record.ready,
+    deleting: record.deleting,
     partitions: record.routes.map(({ partition, epoch, primary, standby, status }) => ({ partition, epoch, primary, standby, status })),
   };
 }
@@ -27,6 +28,9 @@ export const dataflowRoutes = new Hono<AppEnv>()
     const { id } = c.req.valid("param");
     const spec = c.req.valid("json");
     const result = await askCoordinator(c.env, (co) => co.putDataflow(id, spec));
+    if (result.status === "deleting") {
+      throw new FluxError("SPEC_CONFLICT", `dataflow '${id}' is being deleted; create it again once the DELETE has finished`);
+    }
     if (result.status === "conflict") {
       throw new FluxError("SPEC_CONFLICT", `dataflow '${id}' exists with a different spec; changing a dataflow is not supported yet`, {
         existing: result.record.spec,
@@ -34,6 +38,14 @@ export const dataflowRoutes = new Hono<AppEnv>()
     }
     c.var.routingCache.expire(result.record.spec.stream);
     return c.json({ status: result.status, dataflow: describe(result.record) }, result.status === "created" ? 201 : 200);
+  })
+  .delete("/:id", zValidator("param", IdParamSchema, onInvalid), async (c) => {
+    const { id } = c.req.valid("param");
+    const result = await askCoordinator(c.env, async (co) => co.deleteDataflow(id));
+    if (result.status === "not-found") throw new FluxError("UNKNOWN_DATAFLOW", `no dataflow '${id}'`);
+    c.var.routingCache.expire(result.stream);
+    // 202 while some replica has not yet dropped its state; the monitor keeps retrying it.
+    return c.json({ dataflow: id, status: result.status, pending: result.pending }, result.status === "deleted" ? 200 : 202);
   })
   .get("/", async (c) => {
     const records = await askCoordinator(c.env, (co) => co.listDataflows());

@@ -49,7 +49,7 @@ export const resultsRoutes = new Hono<AppEnv>().get(
     const { id } = c.req.valid("param");
     const { key, from, to, limit = DEFAULT_PAGE, after } = c.req.valid("query");
     const record = await askCoordinator(c.env, (co) => co.getDataflow(id));
-    if (!record) throw new FluxError("UNKNOWN_DATAFLOW", `no dataflow '${id}'`);
+    if (!record || record.deleting) throw new FluxError("UNKNOWN_DATAFLOW", `no dataflow '${id}'`);
     const timeoutMs = c.var.config.replicaTimeoutMs;
     const { results, next } = await readResults(
       (name, epoch, filter) => withDeadline((async () => c.env.PARTITION_REPLICA.getByName(name).readResults(epoch, filter))(), timeoutMs, `replica ${name}`),

@@ -21,7 +21,7 @@ export interface MonitorTuning {
   missSpacingMs: number;
 }
 
-/** Every replica the monitor should probe for a record. */
+/** Every replica the monitor should probe for a record (also every one a `DELETE` must clear). */
 export function replicasToProbe(record: DataflowRecord): string[] {
   const names = new Set<string>();
   for (const route of record.routes) {

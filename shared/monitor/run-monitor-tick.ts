@@ -37,7 +37,7 @@ export async function runMonitorTick(
   const budget = { calls: RECOVERY_CALLS_PER_TICK };
   await Promise.all(
     records
-      .filter(({ record }) => record.ready)
+      .filter(({ record }) => record.ready && !record.deleting)
       .map(async ({ record, health }) => {
         const probes = await probeAll(port, replicasToProbe(record));
         planMonitorTick(record, health, probes, nowMs, tuning);

@@ -69,6 +69,8 @@ export const DataflowRecordSchema = z.object({
   spec: DataflowSpecSchema,
   createdAtMs: z.number(),
   ready: z.boolean(),
+  /** Set by `DELETE`: routers skip it while its replicas' state is being removed. */
+  deleting: z.boolean().default(false),
   routes: z.array(PartitionRouteSchema),
   /** Newest last; at most {@link MAX_EVENTS}. */
   events: z.array(MonitorEventSchema).default([]),

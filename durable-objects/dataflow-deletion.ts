@@ -1,0 +1,29 @@
+/**
+ * Removing a dataflow (issue 6): every replica it ever had is told to drop its state;
+ * the record stays, marked `deleting`, until all of them confirmed, and a tombstone keeps
+ * its highest epoch so a dataflow created again under the same id starts above it.
+ */
+import { replicasToProbe } from "../shared/monitor/plan-monitor-tick.ts";
+import type { DataflowRecord } from "../shared/wire/routing.ts";
+import { withDeadline } from "./replica-client.ts";
+
+/** Tells every replica of `record` to drop its state. @returns the replicas that did not confirm. */
+export async function destroyReplicas(env: Env, record: DataflowRecord, timeoutMs: number): Promise<string[]> {
+  const names = replicasToProbe(record);
+  const outcomes = await Promise.all(
+    names.map(async (name) => {
+      try {
+        await withDeadline((async () => env.PARTITION_REPLICA.getByName(name).destroy())(), timeoutMs, `replica ${name} (destroy)`);
+        return null;
+      } catch {
+        return name;
+      }
+    }),
+  );
+  return outcomes.filter((name): name is string => name !== null);
+}
+
+/** The epoch a new dataflow of this id must start at, after a deleted one reached `maxEpoch`. */
+export function highestEpoch(record: DataflowRecord): number {
+  return Math.max(...record.routes.map((route) => route.epoch));
+}
