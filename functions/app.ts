@@ -6,6 +6,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { parseFluxConfig, type FluxConfig } from "../shared/config.ts";
 import { FluxError } from "../shared/errors.ts";
+import { buildOpenApi } from "../shared/openapi.ts";
 import { RoutingCache } from "../shared/router/routing-cache.ts";
 import type { AppEnv } from "./app-env.ts";
 import { requireBearer } from "./auth.ts";
@@ -33,7 +34,9 @@ export function createApp(): Hono<AppEnv> {
     c.set("routingCache", cache.routing);
     await next();
   });
-  // Admin routes carry their own token (FLUX_ADMIN_TOKEN) and exist only when enabled.
+  // The API description is public; admin routes carry their own token (FLUX_ADMIN_TOKEN).
+  const openapi = buildOpenApi();
+  app.get("/v1/openapi.json", (c) => c.json(openapi));
   const apiAuth = requireBearer("FLUX_API_TOKEN", (env) => env.FLUX_API_TOKEN);
   app.use("/v1/*", (c, next) => (c.req.path.startsWith("/v1/admin/") ? next() : apiAuth(c, next)));
   app.use("/v1/*", (c, next) =>

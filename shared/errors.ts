@@ -2,13 +2,13 @@
  * The closed list of Flux error codes, their HTTP status and whether a client may
  * retry. Every error that leaves the system uses one of these codes (STYLE.md §6).
  */
+import { z } from "zod";
 
 /** Error codes and how each maps onto HTTP. `retryable` tells clients whether resending can succeed. */
 const ERROR_TABLE = {
   INVALID_REQUEST: { status: 400, retryable: false },
   INVALID_JSON: { status: 400, retryable: false },
   INVALID_EVENT: { status: 400, retryable: false },
-  INVALID_PRODUCER: { status: 400, retryable: false },
   UNAUTHORIZED: { status: 401, retryable: false },
   NOT_FOUND: { status: 404, retryable: false },
   UNKNOWN_STREAM: { status: 404, retryable: false },
@@ -27,10 +27,13 @@ export type ErrorCode = keyof typeof ERROR_TABLE;
 /** HTTP status codes that Flux errors use. */
 export type ErrorStatus = (typeof ERROR_TABLE)[ErrorCode]["status"];
 
+const ERROR_CODES = Object.keys(ERROR_TABLE) as [ErrorCode, ...ErrorCode[]];
+
 /** The single error envelope every non-2xx response carries. */
-export interface ErrorEnvelope {
-  error: { code: ErrorCode; message: string; details?: unknown };
-}
+export const ErrorEnvelopeSchema = z.object({
+  error: z.object({ code: z.enum(ERROR_CODES), message: z.string(), details: z.unknown().optional() }),
+});
+export type ErrorEnvelope = z.infer<typeof ErrorEnvelopeSchema>;
 
 /** A failure with a Flux code; `details` is machine-readable context for the client. */
 export class FluxError extends Error {

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { FluxError } from "../../shared/errors.ts";
 import { DataflowSpecSchema, NameSchema } from "../../shared/wire/dataflow-spec.ts";
 import type { DataflowRecord } from "../../shared/wire/routing.ts";
+import type { DataflowView } from "../../shared/wire/api.ts";
 import type { AppEnv } from "../app-env.ts";
 import { askCoordinator } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
@@ -12,7 +13,7 @@ import { onInvalid } from "../http-errors.ts";
 const IdParamSchema = z.object({ id: NameSchema });
 
 /** The public view of a dataflow. */
-function describe(record: DataflowRecord) {
+function describe(record: DataflowRecord): DataflowView {
   return {
     id: record.id,
     spec: record.spec,

@@ -5,41 +5,12 @@ import { z } from "zod";
 import { FluxError } from "../../shared/errors.ts";
 import { readResults } from "../../shared/router/read-results.ts";
 import { NameSchema } from "../../shared/wire/dataflow-spec.ts";
+import { DEFAULT_PAGE, ResultsQuerySchema } from "../../shared/wire/results-query.ts";
+import type { ResultsResponse } from "../../shared/wire/api.ts";
 import type { AppEnv } from "../app-env.ts";
 import { withDeadline } from "../../durable-objects/replica-client.ts";
 import { askCoordinator } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
-
-const epochMs = z
-  .string()
-  .regex(/^-?\d{1,16}$/, "must be epoch milliseconds")
-  .transform(Number);
-
-/** A page cursor: `<window start ms>:<key>`, as returned in `next`. */
-const CursorSchema = z
-  .string()
-  .regex(/^-?\d{1,16}:/, "a cursor from a previous page's `next`")
-  .transform((cursor) => {
-    const at = cursor.indexOf(":");
-    return { windowStartMs: Number(cursor.slice(0, at)), key: cursor.slice(at + 1) };
-  });
-
-/** Most results one page may hold, and how many a page holds when `limit` is not given. */
-const MAX_PAGE = 10_000;
-const DEFAULT_PAGE = 1_000;
-
-const ResultsQuerySchema = z.strictObject({
-  key: z.string().min(1).max(65_536).optional(),
-  from: epochMs.optional(),
-  to: epochMs.optional(),
-  limit: z
-    .string()
-    .regex(/^[1-9][0-9]{0,4}$/, "a positive integer")
-    .transform(Number)
-    .refine((n) => n <= MAX_PAGE, `at most ${MAX_PAGE}`)
-    .optional(),
-  after: CursorSchema.optional(),
-});
 
 export const resultsRoutes = new Hono<AppEnv>().get(
   "/:id/results",
@@ -56,6 +27,7 @@ export const resultsRoutes = new Hono<AppEnv>().get(
       record,
       { key, fromMs: from, toMs: to, limit, after },
     );
-    return c.json({ dataflow: id, results, next: next && `${next.windowStartMs}:${next.key}` });
+    const body: ResultsResponse = { dataflow: id, results, next: next && `${next.windowStartMs}:${next.key}` };
+    return c.json(body);
   },
 );

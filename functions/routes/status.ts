@@ -6,6 +6,7 @@
 import { Hono } from "hono";
 import { withDeadline } from "../../durable-objects/replica-client.ts";
 import type { LocationHint } from "../../shared/config.ts";
+import type { StatusResponse } from "../../shared/wire/api.ts";
 import type { ReplicaStatus } from "../../shared/wire/replica-rpc.ts";
 import type { DataflowRecord, HealthMap } from "../../shared/wire/routing.ts";
 import type { AppEnv } from "../app-env.ts";
@@ -29,7 +30,8 @@ export const statusRoutes = new Hono<AppEnv>().get("/", async (c) => {
   const dataflows = await Promise.all(
     records.map(async (record) => describe(record, await askCoordinator(c.env, (co) => co.health(record.id)), ask)),
   );
-  return c.json({ dataflows });
+  const body: StatusResponse = { dataflows };
+  return c.json(body);
 });
 
 async function describe(record: DataflowRecord, health: HealthMap, ask: (name: string, hint: string | null) => Promise<ReplicaStatus | { error: string }>) {

@@ -24,7 +24,7 @@ const PartitionAckSchema = z.object({
 });
 
 /** `200` body of `POST /v1/streams/{stream}/events`. */
-const IngestResponseSchema = z.object({
+export const IngestResponseSchema = z.object({
   stream: z.string(),
   producer: z.string(),
   seq: z.number().int(),

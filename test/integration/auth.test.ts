@@ -19,6 +19,12 @@ describe("access control", () => {
     }
   });
 
+  it("serves the OpenAPI document without a token", async () => {
+    const res = await call("GET", "/v1/openapi.json", undefined, { authorization: "" });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { openapi: string }).openapi).toBe("3.1.0");
+  });
+
   it("accepts the configured token", async () => {
     expect((await call("GET", "/v1/status")).status).toBe(200);
   });

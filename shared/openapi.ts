@@ -1,0 +1,106 @@
+/**
+ * The OpenAPI 3.1 document of the HTTP API, generated from the same zod schemas the
+ * routes validate with and build their answers from (served at `/v1/openapi.json`).
+ */
+import { z } from "zod";
+import { ErrorEnvelopeSchema } from "./errors.ts";
+import { FaultRequestSchema } from "./wire/admin.ts";
+import {
+  DataflowListResponseSchema,
+  DataflowResponseSchema,
+  DeleteDataflowResponseSchema,
+  FaultResponseSchema,
+  PutDataflowResponseSchema,
+  ResultsResponseSchema,
+  StatusResponseSchema,
+} from "./wire/api.ts";
+import { DataflowSpecSchema } from "./wire/dataflow-spec.ts";
+import { IngestResponseSchema, ProducerHeadersSchema } from "./wire/ingest.ts";
+import { ResultsQuerySchema } from "./wire/results-query.ts";
+
+type JsonSchema = Record<string, unknown>;
+
+/** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of what a client sends (`input`) or receives (`output`). */
+function schemaOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, target: "draft-2020-12", unrepresentable: "any" });
+  return rest;
+}
+
+const json = (schema: z.ZodType, io: "input" | "output") => ({ "application/json": { schema: schemaOf(schema, io) } });
+const ok = (description: string, schema: z.ZodType) => ({ description, content: json(schema, "output") });
+const error = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } });
+const pathParam = (name: string, description: string) => ({ name, in: "path", required: true, description, schema: { type: "string" } });
+
+/** Parameters from a zod object: one per property, required unless optional. */
+function parametersOf(schema: z.ZodObject, where: "query" | "header") {
+  const described = schemaOf(schema, "input");
+  const properties = (described.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((described.required ?? []) as string[]);
+  return Object.entries(properties).map(([name, s]) => ({ name, in: where, required: required.has(name), schema: s }));
+}
+
+const common = { "400": error("invalid request"), "401": error("missing or wrong bearer token"), "503": error("unavailable; retry later") };
+
+/** Builds the document. */
+export function buildOpenApi(): Record<string, unknown> {
+  return {
+    openapi: "3.1.0",
+    info: { title: "Flux on Workers", version: "1", description: "Fault-tolerant, exactly-once windowed aggregation over event streams." },
+    security: [{ bearer: [] }],
+    components: {
+      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "FLUX_API_TOKEN (FLUX_ADMIN_TOKEN for /v1/admin)" } },
+      schemas: { Error: schemaOf(ErrorEnvelopeSchema, "output") },
+    },
+    paths: {
+      "/v1/dataflows": { get: { summary: "List dataflows", responses: { "200": ok("the dataflows", DataflowListResponseSchema), ...common } } },
+      "/v1/dataflows/{id}": {
+        parameters: [pathParam("id", "dataflow id")],
+        put: {
+          summary: "Create a dataflow (idempotent for the same spec)",
+          requestBody: { required: true, content: json(DataflowSpecSchema, "input") },
+          responses: { "201": ok("created", PutDataflowResponseSchema), "200": ok("already exists with this spec", PutDataflowResponseSchema), "409": error("exists with another spec, or being deleted"), ...common },
+        },
+        get: { summary: "Show a dataflow", responses: { "200": ok("the dataflow", DataflowResponseSchema), "404": error("no such dataflow"), ...common } },
+        delete: {
+          summary: "Delete a dataflow and its replicas' state",
+          responses: { "200": ok("deleted", DeleteDataflowResponseSchema), "202": ok("some replicas still to clear", DeleteDataflowResponseSchema), "404": error("no such dataflow"), ...common },
+        },
+      },
+      "/v1/streams/{stream}/events": {
+        post: {
+          summary: "Post a batch of events (JSON array or NDJSON); idempotent per Flux-Producer-Id and Flux-Seq",
+          parameters: [pathParam("stream", "stream name"), ...parametersOf(ProducerHeadersSchema, "header")],
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: { type: "array", items: { type: "object" } } }, "application/x-ndjson": { schema: { type: "string" } } },
+          },
+          responses: {
+            "200": ok("held by every replica of every partition it touches (see `replicated`)", IngestResponseSchema),
+            "404": error("no dataflow reads the stream"),
+            "409": error("seq below the dedup window"),
+            "413": error("body or batch too large"),
+            "415": error("unsupported content type"),
+            ...common,
+          },
+        },
+      },
+      "/v1/dataflows/{id}/results": {
+        get: {
+          summary: "Window results in (window start, key) order, in pages",
+          parameters: [pathParam("id", "dataflow id"), ...parametersOf(ResultsQuerySchema, "query")],
+          responses: { "200": ok("a page of results", ResultsResponseSchema), "404": error("no such dataflow"), ...common },
+        },
+      },
+      "/v1/status": { get: { summary: "Partitions, replicas, epochs, LSNs and recent fail-overs", responses: { "200": ok("status", StatusResponseSchema), ...common } } },
+      "/v1/admin/replicas/{name}/fault": {
+        post: {
+          summary: "Inject a fault (only when FLUX_ENABLE_FAULTS is true; admin token)",
+          parameters: [pathParam("name", "replica name, URL-encoded")],
+          requestBody: { required: true, content: json(FaultRequestSchema, "input") },
+          responses: { "200": ok("injected", FaultResponseSchema), "404": error("faults disabled, or no such replica"), ...common },
+        },
+      },
+      "/v1/openapi.json": { get: { summary: "This document", security: [], responses: { "200": { description: "OpenAPI 3.1" } } } },
+    },
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * Response bodies of the HTTP API, as zod schemas: routes build values of these types,
+ * and the OpenAPI document (`shared/openapi.ts`) is generated from the same schemas.
+ */
+import { z } from "zod";
+import { DataflowSpecSchema } from "./dataflow-spec.ts";
+import { ReplicaStatusSchema } from "./replica-rpc.ts";
+import { WindowResultSchema } from "./window-result.ts";
+
+const PartitionViewSchema = z.object({
+  partition: z.number().int(),
+  epoch: z.number().int(),
+  primary: z.string(),
+  standby: z.string().nullable(),
+  status: z.enum(["healthy", "degraded", "recovering", "unavailable"]),
+});
+
+/** A dataflow as the API shows it. */
+const DataflowViewSchema = z.object({
+  id: z.string(),
+  spec: DataflowSpecSchema,
+  createdAt: z.string(),
+  ready: z.boolean(),
+  deleting: z.boolean(),
+  partitions: z.array(PartitionViewSchema),
+});
+export type DataflowView = z.infer<typeof DataflowViewSchema>;
+
+export const PutDataflowResponseSchema = z.object({ status: z.enum(["created", "unchanged"]), dataflow: DataflowViewSchema });
+export const DataflowResponseSchema = z.object({ dataflow: DataflowViewSchema });
+export const DataflowListResponseSchema = z.object({ dataflows: z.array(DataflowViewSchema) });
+export const DeleteDataflowResponseSchema = z.object({ dataflow: z.string(), status: z.enum(["deleted", "deleting"]), pending: z.array(z.string()) });
+
+/** A page of results; `next` is the cursor for the following page, null on the last. */
+export const ResultsResponseSchema = z.object({ dataflow: z.string(), results: z.array(WindowResultSchema), next: z.string().nullable() });
+export type ResultsResponse = z.infer<typeof ResultsResponseSchema>;
+
+const ReplicaViewSchema = ReplicaStatusSchema.partial().extend({
+  name: z.string(),
+  error: z.string().optional(),
+  lag: z.number().int().nullable(),
+  locationHint: z.string().nullable(),
+  lastHeartbeat: z.string().nullable(),
+  missedProbes: z.number().int(),
+});
+
+/** `GET /v1/status`. */
+export const StatusResponseSchema = z.object({
+  dataflows: z.array(
+    z.object({
+      id: z.string(),
+      stream: z.string(),
+      ready: z.boolean(),
+      partitions: z.array(
+        z.object({
+          partition: z.number().int(),
+          epoch: z.number().int(),
+          status: PartitionViewSchema.shape.status,
+          version: z.number().int(),
+          recovery: z.object({ replica: z.string(), phase: z.string(), startedAt: z.string().nullable() }).nullable(),
+          replicas: z.array(ReplicaViewSchema),
+        }),
+      ),
+      events: z.array(z.object({ at: z.string().nullable(), partition: z.number().int(), kind: z.string(), detail: z.string() })),
+    }),
+  ),
+});
+export type StatusResponse = z.infer<typeof StatusResponseSchema>;
+
+export const FaultResponseSchema = z.object({ replica: z.string(), fault: z.string().nullable(), injected: z.string() });

@@ -1,0 +1,34 @@
+/** The results query: key, time range and paging (`limit`, `after` cursor). */
+import { z } from "zod";
+
+const epochMs = z
+  .string()
+  .regex(/^-?\d{1,16}$/, "must be epoch milliseconds")
+  .transform(Number);
+
+/** A page cursor: `<window start ms>:<key>`, as returned in `next`. */
+const CursorSchema = z
+  .string()
+  .regex(/^-?\d{1,16}:/, "a cursor from a previous page's `next`")
+  .transform((cursor) => {
+    const at = cursor.indexOf(":");
+    return { windowStartMs: Number(cursor.slice(0, at)), key: cursor.slice(at + 1) };
+  });
+
+/** Most results one page may hold, and how many a page holds when `limit` is not given. */
+const MAX_PAGE = 10_000;
+export const DEFAULT_PAGE = 1_000;
+
+/** Query string of `GET /v1/dataflows/{id}/results`; unknown parameters are refused. */
+export const ResultsQuerySchema = z.strictObject({
+  key: z.string().min(1).max(65_536).optional(),
+  from: epochMs.optional(),
+  to: epochMs.optional(),
+  limit: z
+    .string()
+    .regex(/^[1-9][0-9]{0,4}$/, "a positive integer")
+    .transform(Number)
+    .refine((n) => n <= MAX_PAGE, `at most ${MAX_PAGE}`)
+    .optional(),
+  after: CursorSchema.optional(),
+});
