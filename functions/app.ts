@@ -16,6 +16,7 @@ import { dataflowRoutes } from "./routes/dataflows.ts";
 import { eventsRoutes } from "./routes/events.ts";
 import { resultsRoutes } from "./routes/results.ts";
 import { statusRoutes } from "./routes/status.ts";
+import { subscribeRoutes } from "./routes/subscribe.ts";
 
 /** Creates the Worker's app. */
 export function createApp(): Hono<AppEnv> {
@@ -54,6 +55,7 @@ export function createApp(): Hono<AppEnv> {
 
   app.route("/v1/dataflows", dataflowRoutes);
   app.route("/v1/dataflows", resultsRoutes);
+  app.route("/v1/dataflows", subscribeRoutes);
   app.route("/v1/streams", eventsRoutes);
   app.route("/v1/status", statusRoutes);
   app.route("/v1/admin", adminRoutes);

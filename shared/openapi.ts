@@ -17,6 +17,7 @@ import {
 import { DataflowSpecSchema } from "./wire/dataflow-spec.ts";
 import { IngestResponseSchema, ProducerHeadersSchema } from "./wire/ingest.ts";
 import { ResultsQuerySchema } from "./wire/results-query.ts";
+import { CursorTextSchema, SubscriptionEventSchema } from "./wire/subscription.ts";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -89,6 +90,21 @@ export function buildOpenApi(): Record<string, unknown> {
           summary: "Window results in (window start, key) order, in pages",
           parameters: [pathParam("id", "dataflow id"), ...parametersOf(ResultsQuerySchema, "query")],
           responses: { "200": ok("a page of results", ResultsResponseSchema), "404": error("no such dataflow"), ...common },
+        },
+      },
+      "/v1/dataflows/{id}/subscribe": {
+        get: {
+          summary: "Closed windows as Server-Sent Events from a cursor (query `cursor` or header Last-Event-ID); each event's id is the cursor after it",
+          parameters: [
+            pathParam("id", "dataflow id"),
+            { name: "cursor", in: "query", required: false, schema: schemaOf(CursorTextSchema, "input") },
+            { name: "maxMs", in: "query", required: false, schema: { type: "string", pattern: "^\\d{1,6}$" } },
+          ],
+          responses: {
+            "200": { description: "text/event-stream of `window` events", content: { "text/event-stream": { schema: schemaOf(SubscriptionEventSchema, "output") } } },
+            "404": error("no such dataflow"),
+            ...common,
+          },
         },
       },
       "/v1/status": { get: { summary: "Partitions, replicas, epochs, LSNs and recent fail-overs", responses: { "200": ok("status", StatusResponseSchema), ...common } } },

@@ -55,3 +55,23 @@ export async function results(id: string, query = ""): Promise<{ key: string; wi
   const body = (await res.json()) as { results: Awaited<ReturnType<typeof results>> };
   return body.results;
 }
+
+/** One Server-Sent Event: its id (the cursor after it) and its parsed data. */
+export interface SseEvent {
+  id: string;
+  data: { partition: number; outputSeq: number; key: string; windowStartMs: number; values: Record<string, number | null> };
+}
+
+/** Subscribes for `maxMs` (the server ends the stream then) and returns every event received. */
+export async function subscribe(id: string, maxMs: number, cursor?: string): Promise<SseEvent[]> {
+  const res = await call("GET", `/v1/dataflows/${id}/subscribe?maxMs=${maxMs}`, undefined, cursor === undefined ? {} : { "last-event-id": cursor });
+  if (res.status !== 200) throw new Error(`subscribe: ${res.status} ${await res.text()}`);
+  const text = await res.text();
+  return text
+    .split("\n\n")
+    .filter((block) => block.includes("event: window"))
+    .map((block) => {
+      const line = (prefix: string) => block.split("\n").find((l) => l.startsWith(prefix))?.slice(prefix.length) ?? "";
+      return { id: line("id: "), data: JSON.parse(line("data: ")) as SseEvent["data"] };
+    });
+}

@@ -18,6 +18,7 @@ describe("buildOpenApi", () => {
       "/v1/dataflows",
       "/v1/dataflows/{id}",
       "/v1/dataflows/{id}/results",
+      "/v1/dataflows/{id}/subscribe",
       "/v1/openapi.json",
       "/v1/status",
       "/v1/streams/{stream}/events",

@@ -1,0 +1,35 @@
+/**
+ * Subscription cursors (issue 6): the last output sequence number a subscriber has seen
+ * for each partition, written `seq,seq,...` in partition order. Outputs are numbered the
+ * same on every replica of a partition, so a cursor survives a fail-over unchanged.
+ */
+import { z } from "zod";
+
+/** A cursor string as it appears in `?cursor=` or `Last-Event-ID`. */
+export const CursorTextSchema = z.string().max(2_000).regex(/^\d{1,15}(,\d{1,15})*$/, "a cursor like 0,12,3 (one number per partition)");
+
+/**
+ * Reads a cursor for a dataflow of `partitions` partitions; absent means from the start.
+ * @returns null when it names a different number of partitions.
+ */
+export function parseCursor(text: string | undefined, partitions: number): number[] | null {
+  if (text === undefined || text === "") return new Array<number>(partitions).fill(0);
+  const seqs = text.split(",").map(Number);
+  return seqs.length === partitions ? seqs : null;
+}
+
+/** Writes a cursor. */
+export function formatCursor(seqs: readonly number[]): string {
+  return seqs.join(",");
+}
+
+/** One `window` event of the stream: a closed window and where it sits in its partition's output. */
+export const SubscriptionEventSchema = z.object({
+  partition: z.number().int(),
+  outputSeq: z.number().int(),
+  key: z.string(),
+  windowStartMs: z.number(),
+  windowEndMs: z.number(),
+  values: z.record(z.string(), z.number().nullable()),
+});
+export type SubscriptionEvent = z.infer<typeof SubscriptionEventSchema>;
