@@ -4,7 +4,7 @@
  * Exits non-zero when any seed violates an invariant.
  */
 import { describeFailures, runSeeds } from "./run-seeds.ts";
-import { runSimulation } from "./sim-world.ts";
+import { runSimulation } from "./run-simulation.ts";
 import { isVariant, VARIANTS } from "./variants.ts";
 
 const args = process.argv.slice(2);

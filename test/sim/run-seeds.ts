@@ -1,5 +1,6 @@
 /** Runs a range of seeds and reports the first failures with the command that replays each. */
-import { runSimulation, type SimOptions } from "./sim-world.ts";
+import { runSimulation } from "./run-simulation.ts";
+import type { SimOptions } from "./sim-world.ts";
 
 export interface SeedReport {
   runs: number;

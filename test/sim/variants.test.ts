@@ -3,7 +3,7 @@
  * violates an invariant within a bounded number of seeds. The count is printed.
  */
 import { describe, expect, it } from "vitest";
-import { runSimulation } from "./sim-world.ts";
+import { runSimulation } from "./run-simulation.ts";
 import { VARIANTS, type Variant } from "./variants.ts";
 
 /** Seeds a variant may take before the simulator is considered toothless. */

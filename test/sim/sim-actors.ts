@@ -1,0 +1,160 @@
+/**
+ * The actors of a simulated run: the monitor, routers, producers, cursor readers and the
+ * fault injector, each an async loop over simulated time acting on a `SimWorld`.
+ */
+import { routeEvents } from "../../shared/ingest/route-events.ts";
+import type { MonitorPort } from "../../shared/monitor/monitor-port.ts";
+import { runMonitorTick } from "../../shared/monitor/run-monitor-tick.ts";
+import { writeBatch } from "../../shared/router/write-batch.ts";
+import type { ReplicaPort } from "../../shared/router/write-partition.ts";
+import { HealthMapSchema, type DataflowRecord, type HealthMap } from "../../shared/wire/routing.ts";
+import { HEARTBEAT_MS, ROUTER_DEADLINE_MS, SETTLE_LIMIT_MS, type Batch, type SimWorld } from "./sim-world.ts";
+
+/** The monitor: ticks every heartbeat; sometimes dies part-way through a tick (what it had not saved is lost). */
+export async function monitorLoop(w: SimWorld, stopAt: () => boolean): Promise<void> {
+  while (!stopAt()) {
+    await w.clock.sleep(HEARTBEAT_MS);
+    if (!w.coordinatorUp) continue;
+    const dies = w.rng.chance(0.05);
+    let callsLeft = dies ? w.rng.int(12) : Number.POSITIVE_INFINITY;
+    const alive = () => callsLeft-- > 0;
+    const inner = w.replicas.port(40, 20);
+    const port = new Proxy(inner, {
+      get: (target, key: keyof MonitorPort) => (...args: never[]) =>
+        alive() ? (target[key] as (...a: never[]) => Promise<unknown>)(...args) : Promise.reject(new Error("monitor died")),
+    }) as MonitorPort;
+    const save = async (r: DataflowRecord, h: HealthMap) => {
+      if (!alive()) throw new Error("monitor died");
+      for (const e of r.events.slice(w.record().events.length)) w.log(`monitor: ${e.kind} p${e.partition}: ${e.detail}`);
+      if (w.variant === "promotion-without-fencing") unfence(r, w.lastSaved);
+      w.stored = JSON.stringify(r);
+      w.storedHealth = JSON.stringify(h);
+      w.lastSaved = new Map(r.routes.map((x) => [x.partition, { epoch: x.epoch, primary: x.primary }]));
+    };
+    const health = HealthMapSchema.parse(JSON.parse(w.storedHealth));
+    try {
+      await runMonitorTick(port, { save }, [{ record: w.load(), health }], w.clock.now, { failAfterMisses: 2, locationHints: [], missSpacingMs: 25 });
+    } catch (err) {
+      w.log(`monitor tick died: ${String(err)}`);
+    }
+    if (dies) w.log("monitor died mid-tick");
+  }
+}
+
+/** The promotion-without-fencing variant: a takeover keeps the old epoch. */
+function unfence(record: DataflowRecord, lastSaved: ReadonlyMap<number, { epoch: number; primary: string }>): void {
+  for (const route of record.routes) {
+    const before = lastSaved.get(route.partition);
+    if (before && route.primary !== before.primary && route.epoch > before.epoch) route.epoch = before.epoch;
+  }
+}
+
+/** One post through a random router, which may hold stale routing and may die after the primary answered. */
+async function send(w: SimWorld, batch: Batch): Promise<void> {
+  const router = w.routers[w.rng.int(w.routers.length)] ?? { cache: w.initial, fetchedAt: 0 };
+  if (w.clock.now - router.fetchedAt > w.routingTtlMs) {
+    try {
+      router.cache = w.load();
+      router.fetchedAt = w.clock.now;
+    } catch {
+      // coordinator down: keep the cached routing (DESIGN.md §5)
+    }
+  }
+  const base = w.replicas.port(ROUTER_DEADLINE_MS);
+  const dies = w.rng.chance(0.08);
+  const port: ReplicaPort = {
+    ...base,
+    applyBatch: async (name, msg) => {
+      const reply = await base.applyBatch(name, msg);
+      if (dies) throw new Error("router died after the primary answered");
+      return reply;
+    },
+  };
+  try {
+    const acks = await writeBatch(port, [{ record: router.cache, subBatches: routeEvents(w.spec, batch.events, 0, 256) }], batch, async () => [w.load()]);
+    checkReplicatedAck(w, acks[0]?.partitions ?? [], batch);
+  } catch (err) {
+    router.fetchedAt = -Infinity;
+    throw err;
+  }
+}
+
+/** A replicated acknowledgement means both replicas of a healthy partition hold the batch. */
+function checkReplicatedAck(w: SimWorld, acks: readonly { partition: number; replicated: boolean }[], batch: Batch): void {
+  const record = w.record();
+  for (const { partition, replicated } of acks) {
+    const route = record.routes[partition];
+    if (!replicated || !route || route.status !== "healthy" || !route.standby) continue;
+    for (const name of [route.primary, route.standby]) {
+      if (w.replicas.wiped.has(name) || w.replicas.holds(name, batch.producer, batch.seq)) continue;
+      w.violations.push(`${batch.producer}#${batch.seq} acknowledged as replicated, but ${name} (partition ${partition}, epoch ${route.epoch}) does not hold it`);
+    }
+  }
+}
+
+/** A producer lane: batches `1 + lane`, `3 + lane`, … resent until acknowledged, sometimes resent after. */
+export async function produce(w: SimWorld, producer: string, lane: number, count: number): Promise<void> {
+  for (let seq = 1 + lane; seq <= count; seq += 2) {
+    await w.clock.sleep(w.rng.int(60));
+    const events = Array.from({ length: 1 + w.rng.int(4) }, () => ({ k: `key${w.rng.int(12)}`, ts: w.clock.now + w.rng.int(150), v: w.rng.int(100) }));
+    const batch = { producer, seq, events };
+    w.allBatches.set(`${producer}#${seq}`, batch);
+    const startedAt = w.clock.now;
+    for (;;) {
+      try {
+        await send(w, batch);
+        break;
+      } catch (err) {
+        w.log(`${producer}#${seq} not acknowledged: ${err instanceof Error ? err.message : String(err)}`);
+        if (w.clock.now - startedAt > SETTLE_LIMIT_MS) {
+          w.violations.push(`batch ${producer}#${seq} not acknowledged within ${SETTLE_LIMIT_MS} ms`);
+          return;
+        }
+        await w.clock.sleep(10 + w.rng.int(40));
+      }
+    }
+    w.acked.set(`${producer}#${seq}`, batch);
+    w.log(`${producer}#${seq} acknowledged`);
+    if (w.rng.chance(0.1)) await send(w, batch).catch(() => undefined);
+  }
+}
+
+/** Readers follow each partition's output stream from whatever the routing calls primary. */
+export async function readLoop(w: SimWorld, stopAt: () => boolean): Promise<void> {
+  const port = w.replicas.port(ROUTER_DEADLINE_MS);
+  while (!stopAt()) {
+    await w.clock.sleep(30);
+    let record: DataflowRecord;
+    try {
+      record = w.load();
+    } catch {
+      continue;
+    }
+    await Promise.all(
+      record.routes.map(async (route) => {
+        const reader = w.readers[route.partition];
+        if (!reader) return;
+        try {
+          const page = await port.readOutputPage(route.primary, route.epoch, reader.cursor, 50);
+          if (page.status !== "ok") return;
+          reader.accept(page.outputs, route.primary);
+          checkOutputsReplicated(w, route.partition, page.outputs);
+        } catch {
+          // unavailable right now; the cursor waits
+        }
+      }),
+    );
+  }
+}
+
+/** An output a reader receives comes from the stable prefix, so the standby already holds it. */
+function checkOutputsReplicated(w: SimWorld, partition: number, outputs: readonly { outputSeq: number; result: unknown }[]): void {
+  const route = w.record().routes[partition];
+  if (!route || route.status !== "healthy" || !route.standby || w.replicas.wiped.has(route.standby)) return;
+  const held = new Map(w.replicas.replica(route.standby).storage.outputs.map((o) => [o.outputSeq, JSON.stringify(o.result)]));
+  for (const o of outputs) {
+    if (held.get(o.outputSeq) !== JSON.stringify(o.result)) {
+      w.violations.push(`partition ${partition}: a reader got output ${o.outputSeq} that standby ${route.standby} does not hold (unstable prefix)`);
+    }
+  }
+}
