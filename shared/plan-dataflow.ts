@@ -24,6 +24,13 @@ export function planDataflow(id: string, spec: DataflowSpec, nowMs: number, loca
   return { v: 1, id, spec, createdAtMs: nowMs, ready: false, deleting: false, routes, events: [] };
 }
 
+/** Top-level spec fields whose values differ (after defaults), in a stable order. */
+export function changedFields(a: DataflowSpec, b: DataflowSpec): string[] {
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+  const field = (spec: DataflowSpec, key: string) => canonicalJson((spec as Record<string, unknown>)[key]);
+  return keys.filter((key) => field(a, key) !== field(b, key));
+}
+
 /** Whether two specs are the same after defaults (key order does not matter). */
 export function isSameSpec(a: DataflowSpec, b: DataflowSpec): boolean {
   return canonicalJson(a) === canonicalJson(b);

@@ -4,6 +4,7 @@ import { zValidator } from "@hono/zod-validator";
 import { z } from "zod";
 import { FluxError } from "../../shared/errors.ts";
 import { DataflowSpecSchema, NameSchema } from "../../shared/wire/dataflow-spec.ts";
+import { changedFields } from "../../shared/plan-dataflow.ts";
 import type { DataflowRecord } from "../../shared/wire/routing.ts";
 import type { DataflowView } from "../../shared/wire/api.ts";
 import type { AppEnv } from "../app-env.ts";
@@ -33,7 +34,12 @@ export const dataflowRoutes = new Hono<AppEnv>()
       throw new FluxError("SPEC_CONFLICT", `dataflow '${id}' is being deleted; create it again once the DELETE has finished`);
     }
     if (result.status === "conflict") {
-      throw new FluxError("SPEC_CONFLICT", `dataflow '${id}' exists with a different spec; changing a dataflow is not supported yet`, {
+      const changed = changedFields(result.record.spec, spec);
+      const why = changed.includes("partitions")
+        ? "changing the partition count needs repartitioning, which does not exist yet"
+        : "changing a dataflow is not supported yet";
+      throw new FluxError("SPEC_CONFLICT", `dataflow '${id}' exists with a different ${changed.join(", ")}: ${why}; delete it first or use another id`, {
+        changed,
         existing: result.record.spec,
       });
     }
