@@ -21,38 +21,47 @@ import { CursorTextSchema, SubscriptionEventSchema } from "./wire/subscription.t
 
 type JsonSchema = Record<string, unknown>;
 
-/** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of what a client sends (`input`) or receives (`output`). */
-function schemaOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, target: "draft-2020-12", unrepresentable: "any" });
-  return rest;
+/**
+ * Schema helpers writing into `definitions`: JSON Schema 2020-12 (OpenAPI 3.1's dialect)
+ * of what a client sends (`input`) or receives (`output`). Local `$defs` (recursive
+ * schemas: filters) move into `definitions`, for `components.schemas`, since `#` in an
+ * OpenAPI document means the document itself.
+ */
+function schemaHelpers(definitions: Record<string, JsonSchema>) {
+  const schemaOf = (schema: z.ZodType, io: "input" | "output"): JsonSchema => {
+    const { $schema: _dialect, $defs, ...rest } = z.toJSONSchema(schema, { io, target: "draft-2020-12", unrepresentable: "any" });
+    const prefix = `${io}-${Object.keys(definitions).length}-`;
+    const rename = (value: unknown): unknown => {
+      if (Array.isArray(value)) return value.map(rename);
+      if (value === null || typeof value !== "object") return value;
+      return Object.fromEntries(
+        Object.entries(value).map(([k, v]) => [k, k === "$ref" && typeof v === "string" ? v.replace("#/$defs/", `#/components/schemas/${prefix}`) : rename(v)]),
+      );
+    };
+    for (const [name, def] of Object.entries($defs ?? {})) definitions[prefix + name] = rename(def) as JsonSchema;
+    return rename(rest) as JsonSchema;
+  };
+  const json = (schema: z.ZodType, io: "input" | "output") => ({ "application/json": { schema: schemaOf(schema, io) } });
+  const ok = (description: string, schema: z.ZodType) => ({ description, content: json(schema, "output") });
+  // Parameters from a zod object: one per property, required unless optional.
+  const parametersOf = (schema: z.ZodObject, where: "query" | "header") => {
+    const described = schemaOf(schema, "input");
+    const properties = (described.properties ?? {}) as Record<string, JsonSchema>;
+    const required = new Set((described.required ?? []) as string[]);
+    return Object.entries(properties).map(([name, s]) => ({ name, in: where, required: required.has(name), schema: s }));
+  };
+  return { schemaOf, json, ok, parametersOf };
 }
 
-const json = (schema: z.ZodType, io: "input" | "output") => ({ "application/json": { schema: schemaOf(schema, io) } });
-const ok = (description: string, schema: z.ZodType) => ({ description, content: json(schema, "output") });
 const error = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } });
 const pathParam = (name: string, description: string) => ({ name, in: "path", required: true, description, schema: { type: "string" } });
-
-/** Parameters from a zod object: one per property, required unless optional. */
-function parametersOf(schema: z.ZodObject, where: "query" | "header") {
-  const described = schemaOf(schema, "input");
-  const properties = (described.properties ?? {}) as Record<string, JsonSchema>;
-  const required = new Set((described.required ?? []) as string[]);
-  return Object.entries(properties).map(([name, s]) => ({ name, in: where, required: required.has(name), schema: s }));
-}
-
 const common = { "400": error("invalid request"), "401": error("missing or wrong bearer token"), "503": error("unavailable; retry later") };
 
 /** Builds the document. */
 export function buildOpenApi(): Record<string, unknown> {
-  return {
-    openapi: "3.1.0",
-    info: { title: "Flux on Workers", version: "1", description: "Fault-tolerant, exactly-once windowed aggregation over event streams." },
-    security: [{ bearer: [] }],
-    components: {
-      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "FLUX_API_TOKEN (FLUX_ADMIN_TOKEN for /v1/admin)" } },
-      schemas: { Error: schemaOf(ErrorEnvelopeSchema, "output") },
-    },
-    paths: {
+  const definitions: Record<string, JsonSchema> = {};
+  const { schemaOf, json, ok, parametersOf } = schemaHelpers(definitions);
+  const paths = {
       "/v1/dataflows": { get: { summary: "List dataflows", responses: { "200": ok("the dataflows", DataflowListResponseSchema), ...common } } },
       "/v1/dataflows/{id}": {
         parameters: [pathParam("id", "dataflow id")],
@@ -117,6 +126,16 @@ export function buildOpenApi(): Record<string, unknown> {
         },
       },
       "/v1/openapi.json": { get: { summary: "This document", security: [], responses: { "200": { description: "OpenAPI 3.1" } } } },
+  };
+  const errorSchema = schemaOf(ErrorEnvelopeSchema, "output");
+  return {
+    openapi: "3.1.0",
+    info: { title: "Flux on Workers", version: "1", description: "Fault-tolerant, exactly-once windowed aggregation over event streams." },
+    security: [{ bearer: [] }],
+    components: {
+      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "FLUX_API_TOKEN (FLUX_ADMIN_TOKEN for /v1/admin)" } },
+      schemas: { Error: errorSchema, ...definitions },
     },
+    paths,
   };
 }

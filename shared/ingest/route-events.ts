@@ -6,6 +6,7 @@
 import { FluxError } from "../errors.ts";
 import { partitionFor } from "../partitioner.ts";
 import { numericFieldsOf, type DataflowSpec } from "../wire/dataflow-spec.ts";
+import { passes } from "../wire/filter.ts";
 import type { WindowRecord } from "../wire/window-result.ts";
 
 /** At most this many problems are listed in an error's details. */
@@ -55,6 +56,7 @@ export function routeEvents(
       return;
     }
     const obj = event as Record<string, unknown>;
+    if (spec.filter && !passes(spec.filter, obj)) return;
     const key = keyOf(obj[spec.key], maxKeyLength);
     if (typeof key !== "string") report(index, spec.key, key.problem);
     const timeMs = spec.timeField === undefined ? receivedAtMs : timeOf(obj[spec.timeField]);

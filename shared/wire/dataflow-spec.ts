@@ -3,6 +3,7 @@
  * Unknown fields are rejected at the HTTP boundary so typos never pass silently.
  */
 import { z } from "zod";
+import { FilterSchema } from "./filter.ts";
 
 /** Names of streams, dataflows, fields and aggregates: letters, digits, `_`, `-`, `.`. */
 export const NameSchema = z
@@ -33,6 +34,8 @@ export const DataflowSpecSchema = z.strictObject({
   stream: NameSchema,
   key: FieldNameSchema,
   timeField: FieldNameSchema.optional(),
+  /** Only events passing this filter are counted; the others are dropped by the router. */
+  filter: FilterSchema.optional(),
   window: WindowSpecSchema,
   aggregates: z
     .record(NameSchema, AggregateSpecSchema)

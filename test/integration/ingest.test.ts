@@ -90,6 +90,18 @@ describe("ingest then query", () => {
     expect((await results(id)).map((r) => [r.key, r.values.n, r.values.bytes])).toEqual([["s1", 2, 3], ["s2", 2, 3], ["s3", 2, 3]]);
   });
 
+  it("counts only events passing the dataflow's filter", async () => {
+    const { id, stream } = await createDataflow({ filter: { and: [{ field: "bytes", op: "ge", value: 10 }, { not: { field: "page", op: "in", values: ["admin"] } }] } });
+    const res = await postEvents(stream, "p1", 1, [
+      { page: "a", ts: 1, bytes: 10 },
+      { page: "a", ts: 2, bytes: 9 },
+      { page: "admin", ts: 3, bytes: 50 },
+      { page: "b", ts: 4, bytes: 11 },
+    ]);
+    expect(res.status).toBe(200);
+    expect((await results(id)).map((r) => [r.key, r.values.n, r.values.bytes])).toEqual([["a", 1, 10], ["b", 1, 11]]);
+  });
+
   it("runs unreplicated dataflows (R=1) and says so", async () => {
     const { id, stream } = await createDataflow({ replication: 1, partitions: 2 });
     const res = await postEvents(stream, "p1", 1, [{ page: "x", ts: 1, bytes: 4 }]);

@@ -40,6 +40,14 @@ describe("buildOpenApi", () => {
     expect(results?.parameters?.filter((p) => p.in === "query").map((p) => p.name)).toEqual(["key", "from", "to", "limit", "after"]);
   });
 
+  it("resolves every $ref inside the document (recursive filter schemas included)", () => {
+    const text = JSON.stringify(doc);
+    const refs = [...text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1] ?? "");
+    expect(refs.length).toBeGreaterThan(0);
+    expect(refs.filter((name) => !(name in doc.components.schemas))).toEqual([]);
+    expect(text).not.toContain('"#/$defs/');
+  });
+
   it("lists every error code in the shared error envelope", () => {
     expect(doc.components.schemas.Error.properties.error.properties.code.enum).toEqual(expect.arrayContaining(["INVALID_REQUEST", "UNAVAILABLE", "SEQ_TOO_OLD"]));
   });
