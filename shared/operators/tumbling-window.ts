@@ -1,8 +1,11 @@
 /**
- * Per-key tumbling event-time windows with count/sum/min/max/avg (DESIGN.md §3).
- * A window [start, start+size) closes once the watermark (max event time seen minus
- * allowed lateness) reaches its end; records for a closed window are counted as late and
- * dropped. Everything depends only on the records in log order, so replicas agree.
+ * Per-key event-time windows with count/sum/min/max/avg (DESIGN.md §3): tumbling, or
+ * sliding (a tumbling window is a sliding one whose slide is its size). A window
+ * [start, start+size) closes once the watermark (max event time seen minus allowed
+ * lateness) reaches its end; a record all of whose windows have closed is counted as
+ * late and dropped. Everything depends only on the records in log order, so replicas
+ * agree. Window starts are numeric strings and keys are stored `$`-prefixed, so no state
+ * key is ever a prototype member.
  */
 import type { DataflowSpec } from "../wire/dataflow-spec.ts";
 import { numericFieldsOf } from "../wire/dataflow-spec.ts";
@@ -31,6 +34,8 @@ export interface ResultFilter {
 /** Builds the operator for a spec; the spec's numeric fields fix the record layout. */
 export function tumblingWindow(spec: Pick<DataflowSpec, "window" | "aggregates">): TumblingWindowOperator {
   const sizeMs = spec.window.sizeMs;
+  // Tumbling windows are sliding windows that slide by their own size.
+  const slideMs = spec.window.kind === "sliding" ? spec.window.slideMs : sizeMs;
   const latenessMs = spec.window.allowedLatenessMs;
   const fields = numericFieldsOf(spec);
   const width = fields.length;
@@ -69,6 +74,23 @@ export function tumblingWindow(spec: Pick<DataflowSpec, "window" | "aggregates">
     }
   };
 
+  const addTo = (byKey: TumblingWindowState["open"][string], slot: string, values: readonly number[]): void => {
+    let acc = byKey[slot];
+    if (!acc) {
+      acc = { n: 0, sum: new Array<number>(width).fill(0), min: [], max: [] };
+      byKey[slot] = acc;
+    }
+    acc.n += 1;
+    for (let i = 0; i < width; i++) {
+      const value = values[i] ?? 0;
+      acc.sum[i] = (acc.sum[i] ?? 0) + value;
+      const min = acc.min[i];
+      const max = acc.max[i];
+      if (min === undefined || value < min) acc.min[i] = value;
+      if (max === undefined || value > max) acc.max[i] = value;
+    }
+  };
+
   return {
     init: () => ({ maxTimeMs: null, lateRecords: 0, open: {} }),
 
@@ -76,26 +98,18 @@ export function tumblingWindow(spec: Pick<DataflowSpec, "window" | "aggregates">
       let maxTimeMs = state.maxTimeMs ?? Number.NEGATIVE_INFINITY;
       for (const record of records) {
         const [key, timeMs, ...values] = record;
-        const start = Math.floor(timeMs / sizeMs) * sizeMs;
-        if (start + sizeMs <= maxTimeMs - latenessMs) {
+        const watermarkMs = maxTimeMs - latenessMs;
+        const slot = slotOfKey(key);
+        let counted = false;
+        // Every window [start, start + size) holding timeMs, newest first; closed ones are skipped.
+        for (let start = Math.floor(timeMs / slideMs) * slideMs; start + sizeMs > timeMs; start -= slideMs) {
+          if (start + sizeMs <= watermarkMs) break;
+          addTo((state.open[start] ??= {}), slot, values);
+          counted = true;
+        }
+        if (!counted) {
           state.lateRecords += 1;
           continue;
-        }
-        const byKey = (state.open[start] ??= {});
-        const slot = slotOfKey(key);
-        let acc = byKey[slot];
-        if (!acc) {
-          acc = { n: 0, sum: new Array<number>(width).fill(0), min: [], max: [] };
-          byKey[slot] = acc;
-        }
-        acc.n += 1;
-        for (let i = 0; i < width; i++) {
-          const value = values[i] ?? 0;
-          acc.sum[i] = (acc.sum[i] ?? 0) + value;
-          const min = acc.min[i];
-          const max = acc.max[i];
-          if (min === undefined || value < min) acc.min[i] = value;
-          if (max === undefined || value > max) acc.max[i] = value;
         }
         if (timeMs > maxTimeMs) maxTimeMs = timeMs;
       }

@@ -23,11 +23,23 @@ const AggregateSpecSchema = z.discriminatedUnion("op", [
 ]);
 
 /** Tumbling event-time windows of `sizeMs`, closed once the watermark passes their end plus lateness. */
-const WindowSpecSchema = z.strictObject({
-  kind: z.literal("tumbling"),
-  sizeMs: z.number().int().min(1).max(366 * 86_400_000),
-  allowedLatenessMs: z.number().int().min(0).max(366 * 86_400_000).default(0),
-});
+const DurationSchema = z.number().int().min(1).max(366 * 86_400_000);
+const LatenessSchema = z.number().int().min(0).max(366 * 86_400_000).default(0);
+
+/** Most windows one record may fall into (sliding windows: sizeMs / slideMs). */
+const MAX_WINDOWS_PER_RECORD = 60;
+
+/**
+ * Event-time windows. Tumbling: [k·size, (k+1)·size). Sliding: windows of `sizeMs`
+ * starting every `slideMs`, which must divide `sizeMs` (at most 60 windows per record).
+ */
+const WindowSpecSchema = z.discriminatedUnion("kind", [
+  z.strictObject({ kind: z.literal("tumbling"), sizeMs: DurationSchema, allowedLatenessMs: LatenessSchema }),
+  z
+    .strictObject({ kind: z.literal("sliding"), sizeMs: DurationSchema, slideMs: DurationSchema, allowedLatenessMs: LatenessSchema })
+    .refine((w) => w.sizeMs % w.slideMs === 0, { message: "slideMs must divide sizeMs", path: ["slideMs"] })
+    .refine((w) => w.sizeMs / w.slideMs <= MAX_WINDOWS_PER_RECORD, { message: `sizeMs / slideMs must be at most ${MAX_WINDOWS_PER_RECORD}`, path: ["slideMs"] }),
+]);
 
 /** A whole dataflow: stream → keyBy(key) → window → aggregates, over P partitions and R replicas. */
 export const DataflowSpecSchema = z.strictObject({

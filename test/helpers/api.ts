@@ -49,7 +49,7 @@ export async function createDataflow(overrides: Record<string, unknown> = {}): P
 }
 
 /** Window results of a dataflow (all keys unless `query` narrows them). */
-export async function results(id: string, query = ""): Promise<{ key: string; windowStartMs: number; values: Record<string, number | null>; closed: boolean }[]> {
+export async function results(id: string, query = ""): Promise<{ key: string; windowStartMs: number; windowEndMs: number; values: Record<string, number | null>; closed: boolean }[]> {
   const res = await call("GET", `/v1/dataflows/${id}/results${query}`);
   if (res.status !== 200) throw new Error(`GET results: ${res.status} ${await res.text()}`);
   const body = (await res.json()) as { results: Awaited<ReturnType<typeof results>> };

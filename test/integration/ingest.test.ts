@@ -90,6 +90,16 @@ describe("ingest then query", () => {
     expect((await results(id)).map((r) => [r.key, r.values.n, r.values.bytes])).toEqual([["s1", 2, 3], ["s2", 2, 3], ["s3", 2, 3]]);
   });
 
+  it("aggregates over sliding windows", async () => {
+    const { id, stream } = await createDataflow({ partitions: 2, window: { kind: "sliding", sizeMs: 10_000, slideMs: 5_000, allowedLatenessMs: 60_000 } });
+    expect((await postEvents(stream, "p1", 1, [{ page: "a", ts: 7_000, bytes: 1 }, { page: "a", ts: 12_000, bytes: 2 }])).status).toBe(200);
+    expect((await results(id)).map((r) => [r.windowStartMs, r.windowEndMs, r.values.n, r.values.bytes])).toEqual([
+      [0, 10_000, 1, 1],
+      [5_000, 15_000, 2, 3],
+      [10_000, 20_000, 1, 2],
+    ]);
+  });
+
   it("counts only events passing the dataflow's filter", async () => {
     const { id, stream } = await createDataflow({ filter: { and: [{ field: "bytes", op: "ge", value: 10 }, { not: { field: "page", op: "in", values: ["admin"] } }] } });
     const res = await postEvents(stream, "p1", 1, [

@@ -121,7 +121,10 @@ describe("DataflowSpecSchema", () => {
     ["fractional sizeMs", { sizeMs: 1.5 }, "window.sizeMs"],
     ["sizeMs over a leap year", { sizeMs: 366 * 86_400_000 + 1 }, "window.sizeMs"],
     ["negative lateness", { allowedLatenessMs: -1 }, "window.allowedLatenessMs"],
-    ["another window kind", { kind: "sliding" }, "window.kind"],
+    ["an unknown window kind", { kind: "session" }, "window.kind"],
+    ["a sliding window without slideMs", { kind: "sliding" }, "window.slideMs"],
+    ["a slide that does not divide the size", { kind: "sliding", slideMs: 7_000 }, "window.slideMs"],
+    ["more than 60 windows per record", { kind: "sliding", slideMs: 500 }, "window.slideMs"],
   ])("rejects a window with %s", (_what, window, path) => {
     expect(issuePaths(specWith({ window }))).toEqual([path]);
   });
