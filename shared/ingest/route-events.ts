@@ -57,8 +57,7 @@ export function routeEvents(
     }
     const obj = event as Record<string, unknown>;
     if (spec.filter && !passes(spec.filter, obj)) return;
-    const key = keyOf(obj[spec.key], maxKeyLength);
-    if (typeof key !== "string") report(index, spec.key, key.problem);
+    const key = compositeKeyOf(obj, spec.key, maxKeyLength, (field, problem) => report(index, field, problem));
     const timeMs = spec.timeField === undefined ? receivedAtMs : timeOf(obj[spec.timeField]);
     if (timeMs === null) report(index, spec.timeField ?? "", "must be epoch milliseconds or an ISO-8601 date-time");
     else if (timeMs < 0 || timeMs > receivedAtMs + MAX_FUTURE_MS) report(index, spec.timeField ?? "", "must be after 1970 and at most 24 h in the future");
@@ -82,6 +81,27 @@ export function routeEvents(
     });
   }
   return byPartition;
+}
+
+/** The record key: one field's value, or the JSON array of several fields' values (all as strings). */
+function compositeKeyOf(
+  event: Readonly<Record<string, unknown>>,
+  fields: string | readonly string[],
+  maxKeyLength: number,
+  report: (field: string, problem: string) => void,
+): string | { problem: string } {
+  const parts = (typeof fields === "string" ? [fields] : fields).map((field) => {
+    const part = keyOf(Object.hasOwn(event, field) ? event[field] : undefined, maxKeyLength);
+    if (typeof part !== "string") report(field, part.problem);
+    return part;
+  });
+  if (parts.some((p) => typeof p !== "string")) return { problem: "invalid key" };
+  const key = typeof fields === "string" ? (parts[0] as string) : JSON.stringify(parts);
+  if (key.length > maxKeyLength) {
+    report(String(fields), `key longer than ${maxKeyLength} characters`);
+    return { problem: "key too long" };
+  }
+  return key;
 }
 
 function keyOf(value: unknown, maxKeyLength: number): string | { problem: string } {

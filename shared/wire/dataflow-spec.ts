@@ -44,7 +44,8 @@ const WindowSpecSchema = z.discriminatedUnion("kind", [
 /** A whole dataflow: stream → keyBy(key) → window → aggregates, over P partitions and R replicas. */
 export const DataflowSpecSchema = z.strictObject({
   stream: NameSchema,
-  key: FieldNameSchema,
+  /** One field, or several: then the key is the JSON array of their values as strings, e.g. `["10.0.0.1","443"]`. */
+  key: z.union([FieldNameSchema, z.array(FieldNameSchema).min(1).max(8)]),
   timeField: FieldNameSchema.optional(),
   /** Only events passing this filter are counted; the others are dropped by the router. */
   filter: FilterSchema.optional(),

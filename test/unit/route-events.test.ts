@@ -44,6 +44,19 @@ describe("routeEvents records", () => {
     expect(routed(makeSpec(), [{ ...good, extra: "ignored" }])).toEqual([[partitionFor("alice", 8), ["alice", 5000, 10, 3]]]);
   });
 
+  it("keys by several fields as the JSON array of their values, and names each bad one", () => {
+    const s = makeSpec({ key: ["user", "port"] });
+    const byPartition = routeEvents(s, [{ ...good, port: 443 }, { ...good, port: "443" }], RECEIVED_AT, 256);
+    const key = '["alice","443"]';
+    expect([...byPartition.entries()]).toEqual([[partitionFor(key, 8), [[key, 5000, 10, 3], [key, 5000, 10, 3]]]]);
+    const err = fluxErrorOf(() => routeEvents(s, [{ ...good, port: true }, { ...good, user: "", port: 1 }], RECEIVED_AT, 256));
+    expect((err.details as { problems: EventProblem[] }).problems.map((p) => [p.index, p.field])).toEqual([
+      [0, "port"],
+      [1, "user"],
+    ]);
+    expect(problemsOf([{ ...good, port: 443 }], s).problems.map((p) => p.problem)).toEqual(["key longer than 8 characters"]);
+  });
+
   it("turns numeric keys into their string form", () => {
     const records = routed(makeSpec(), [{ ...good, user: 42 }, { ...good, user: 1.5 }, { ...good, user: -7 }]);
     expect(records.map(([, r]) => r[0]).sort()).toEqual(["-7", "1.5", "42"]);
