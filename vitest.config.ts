@@ -2,6 +2,18 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
+/**
+ * Bindings of both workerd projects: fixed tokens (`npm start` takes them from .dev.vars
+ * instead), frequent checkpoints, and a monitor alarm that never fires by itself (tests
+ * fire it).
+ */
+const TEST_BINDINGS = {
+  FLUX_API_TOKEN: "test-token",
+  FLUX_ADMIN_TOKEN: "test-admin-token",
+  FLUX_CHECKPOINT_EVERY: "4",
+  FLUX_HEARTBEAT_MS: "3600000",
+};
+
 export default defineConfig({
   test: {
     projects: [
@@ -17,16 +29,7 @@ export default defineConfig({
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
-              // Fixed tokens for tests; `npm start` takes them from .dev.vars instead.
-              bindings: {
-                FLUX_API_TOKEN: "test-token",
-                FLUX_ADMIN_TOKEN: "test-admin-token",
-                FLUX_MAX_BATCH_EVENTS: "100",
-                FLUX_MAX_BODY_BYTES: "65536",
-                FLUX_CHECKPOINT_EVERY: "4",
-                // The monitor's alarm never fires by itself here; fault tests drive it.
-                FLUX_HEARTBEAT_MS: "3600000",
-              },
+              bindings: { ...TEST_BINDINGS, FLUX_MAX_BATCH_EVENTS: "100", FLUX_MAX_BODY_BYTES: "65536" },
             },
           }),
         ],
@@ -43,14 +46,11 @@ export default defineConfig({
               // Faults on; the monitor's alarm never fires by itself (tests fire it), and
               // short deadlines so hung or slow replicas are noticed quickly.
               bindings: {
-                FLUX_API_TOKEN: "test-token",
-                FLUX_ADMIN_TOKEN: "test-admin-token",
+                ...TEST_BINDINGS,
                 FLUX_ENABLE_FAULTS: "true",
-                FLUX_HEARTBEAT_MS: "3600000",
                 FLUX_MISS_SPACING_MS: "0",
                 FLUX_PROBE_TIMEOUT_MS: "150",
                 FLUX_REPLICA_TIMEOUT_MS: "400",
-                FLUX_CHECKPOINT_EVERY: "4",
               },
             },
           }),

@@ -40,7 +40,7 @@ export class Coordinator extends DurableObject<Env> {
       const record = existing ?? planDataflow(id, spec, Date.now(), this.#config.locationHints, firstEpoch);
       if (!existing) this.ctx.storage.kv.put(DATAFLOW + id, record);
       if (!record.ready) {
-        const port = this.#port(record);
+        const port = this.#port([record]);
         await Promise.all(
           record.routes.flatMap((route) =>
             desiredConfigs(record, route).map(async (init) => {
@@ -101,8 +101,7 @@ export class Coordinator extends DurableObject<Env> {
       // Nothing left to watch: stop ticking until a dataflow is created again.
       if (all.length === 0) await this.ctx.storage.deleteAlarm();
       if (records.length === 0) return;
-      const hints = new Map(records.flatMap(({ record }) => record.routes.flatMap((r) => Object.entries(r.hints))));
-      const port = monitorPort(this.env, this.#config.probeTimeoutMs, this.#config.replicaTimeoutMs, (name) => hints.get(name));
+      const port = this.#port(records.map(({ record }) => record));
       const store = {
         save: async (record: DataflowRecord, health: HealthMap) => {
           this.ctx.storage.kv.put(DATAFLOW + record.id, record);
@@ -140,8 +139,9 @@ export class Coordinator extends DurableObject<Env> {
     return HealthMapSchema.parse(this.ctx.storage.kv.get(HEALTH + id) ?? {});
   }
 
-  #port(record: DataflowRecord) {
-    const hints = new Map(record.routes.flatMap((r) => Object.entries(r.hints)));
+  /** Replica calls with the configured deadlines, placing replicas by their records' location hints. */
+  #port(records: readonly DataflowRecord[]) {
+    const hints = new Map(records.flatMap((record) => record.routes.flatMap((r) => Object.entries(r.hints))));
     return monitorPort(this.env, this.#config.probeTimeoutMs, this.#config.replicaTimeoutMs, (name) => hints.get(name));
   }
 

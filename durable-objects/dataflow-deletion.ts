@@ -13,7 +13,7 @@ export async function destroyReplicas(env: Env, record: DataflowRecord, timeoutM
   const outcomes = await Promise.all(
     names.map(async (name) => {
       try {
-        await withDeadline((async () => env.PARTITION_REPLICA.getByName(name).destroy())(), timeoutMs, `replica ${name} (destroy)`);
+        await withDeadline(async () => env.PARTITION_REPLICA.getByName(name).destroy(), timeoutMs, `replica ${name} (destroy)`);
         return null;
       } catch {
         return name;

@@ -7,8 +7,12 @@ import type { LocationHint } from "../shared/config.ts";
 import type { MonitorPort } from "../shared/monitor/monitor-port.ts";
 import type { ReplicaPort } from "../shared/router/write-partition.ts";
 
-/** Rejects when `promise` has not settled within `ms`. */
-export function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+/**
+ * Runs `call` and rejects when it has not settled within `ms`. `call` is an async function
+ * so that a stub's union of promise types settles into one promise of a union.
+ */
+export function withDeadline<T>(call: () => Promise<T>, ms: number, what: string): Promise<T> {
+  const promise = call();
   let timer: number | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
@@ -30,8 +34,7 @@ function stubFor(env: Env, hintOf: HintOf) {
 /** Replica RPCs for routers, each bounded by `timeoutMs`. */
 export function replicaPort(env: Env, timeoutMs: number): ReplicaPort {
   const stub = stubFor(env, () => null);
-  // `run` is async so a stub's union of promise types settles into one promise of a union.
-  const call = <T>(name: string, method: string, run: () => Promise<T>): Promise<T> => withDeadline(run(), timeoutMs, `replica ${name} (${method})`);
+  const call = <T>(name: string, method: string, run: () => Promise<T>): Promise<T> => withDeadline(run, timeoutMs, `replica ${name} (${method})`);
   return {
     applyBatch: (name, msg) => call(name, "applyBatch", async () => stub(name).applyBatch(msg)),
     replicate: (name, msg) => call(name, "replicate", async () => stub(name).replicate(msg)),
@@ -43,9 +46,9 @@ export function replicaPort(env: Env, timeoutMs: number): ReplicaPort {
 /** Replica RPCs for the monitor: probes bounded by `probeTimeoutMs`, the rest by `callTimeoutMs`. */
 export function monitorPort(env: Env, probeTimeoutMs: number, callTimeoutMs: number, hintOf: HintOf): MonitorPort {
   const stub = stubFor(env, hintOf);
-  const call = <T>(name: string, method: string, run: () => Promise<T>): Promise<T> => withDeadline(run(), callTimeoutMs, `replica ${name} (${method})`);
+  const call = <T>(name: string, method: string, run: () => Promise<T>): Promise<T> => withDeadline(run, callTimeoutMs, `replica ${name} (${method})`);
   return {
-    probe: (name) => withDeadline((async () => stub(name).status())(), probeTimeoutMs, `replica ${name} (probe)`),
+    probe: (name) => withDeadline(async () => stub(name).status(), probeTimeoutMs, `replica ${name} (probe)`),
     configure: (name, msg) => call(name, "configure", async () => stub(name).init(msg)),
     beginSeed: (name, epoch) => call(name, "beginSeed", async () => stub(name).beginSeed(epoch)),
     readSeedChunk: (name, epoch, id, index) => call(name, "readSeedChunk", async () => stub(name).readSeedChunk(epoch, id, index)),

@@ -24,6 +24,13 @@ function coordinatorStub(env: Env) {
   return env.COORDINATOR.getByName(COORDINATOR_NAME);
 }
 
+/** A dataflow that can be read from: present and not being deleted; otherwise 404. */
+export async function readableDataflow(env: Env, id: string): Promise<DataflowRecord> {
+  const record = await askCoordinator(env, (co) => co.getDataflow(id));
+  if (!record || record.deleting) throw new FluxError("UNKNOWN_DATAFLOW", `no dataflow '${id}'`);
+  return record;
+}
+
 /** Replica RPCs bounded by the configured replica timeout. */
 export function replicaPort(env: Env, config: FluxConfig): ReplicaPort {
   return replicaPortWithDeadline(env, config.replicaTimeoutMs);

@@ -2,14 +2,13 @@
 import { Hono } from "hono";
 import { zValidator } from "@hono/zod-validator";
 import { z } from "zod";
-import { FluxError } from "../../shared/errors.ts";
 import { readResults } from "../../shared/router/read-results.ts";
 import { NameSchema } from "../../shared/wire/dataflow-spec.ts";
 import { DEFAULT_PAGE, ResultsQuerySchema } from "../../shared/wire/results-query.ts";
 import type { ResultsResponse } from "../../shared/wire/api.ts";
 import type { AppEnv } from "../app-env.ts";
 import { withDeadline } from "../../durable-objects/replica-client.ts";
-import { askCoordinator } from "../cluster.ts";
+import { readableDataflow } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
 
 export const resultsRoutes = new Hono<AppEnv>().get(
@@ -19,11 +18,10 @@ export const resultsRoutes = new Hono<AppEnv>().get(
   async (c) => {
     const { id } = c.req.valid("param");
     const { key, from, to, limit = DEFAULT_PAGE, after } = c.req.valid("query");
-    const record = await askCoordinator(c.env, (co) => co.getDataflow(id));
-    if (!record || record.deleting) throw new FluxError("UNKNOWN_DATAFLOW", `no dataflow '${id}'`);
+    const record = await readableDataflow(c.env, id);
     const timeoutMs = c.var.config.replicaTimeoutMs;
     const { results, next } = await readResults(
-      (name, epoch, filter) => withDeadline((async () => c.env.PARTITION_REPLICA.getByName(name).readResults(epoch, filter))(), timeoutMs, `replica ${name}`),
+      (name, epoch, filter) => withDeadline(async () => c.env.PARTITION_REPLICA.getByName(name).readResults(epoch, filter), timeoutMs, `replica ${name}`),
       record,
       { key, fromMs: from, toMs: to, limit, after },
     );

@@ -21,7 +21,7 @@ export const statusRoutes = new Hono<AppEnv>().get("/", async (c) => {
     // The hint matters when this call is the first to reach a fresh replica: it places it.
     const stub = c.env.PARTITION_REPLICA.getByName(name, hint ? { locationHint: hint as LocationHint } : undefined);
     try {
-      const status = await withDeadline((async () => stub.status())(), timeoutMs, `replica ${name}`);
+      const status = await withDeadline(async () => stub.status(), timeoutMs, `replica ${name}`);
       return status ?? { error: "no state (never initialised, or storage lost)" };
     } catch (err) {
       return { error: `unreachable: ${err instanceof Error ? err.message : String(err)}` };

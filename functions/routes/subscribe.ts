@@ -14,7 +14,7 @@ import { NameSchema } from "../../shared/wire/dataflow-spec.ts";
 import type { PartitionRoute } from "../../shared/wire/routing.ts";
 import { CursorTextSchema, formatCursor, parseCursor, type SubscriptionEvent } from "../../shared/wire/subscription.ts";
 import type { AppEnv } from "../app-env.ts";
-import { askCoordinator } from "../cluster.ts";
+import { askCoordinator, readableDataflow } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
 
 /** How often partitions are polled when nothing new arrived, ms. */
@@ -35,8 +35,7 @@ export const subscribeRoutes = new Hono<AppEnv>().get(
   async (c) => {
     const { id } = c.req.valid("param");
     const { cursor: fromQuery, maxMs = 60_000 } = c.req.valid("query");
-    const record = await askCoordinator(c.env, (co) => co.getDataflow(id));
-    if (!record || record.deleting) throw new FluxError("UNKNOWN_DATAFLOW", `no dataflow '${id}'`);
+    const record = await readableDataflow(c.env, id);
     const lastEventId = c.req.header("last-event-id");
     const text = lastEventId ?? fromQuery;
     if (text !== undefined && !CursorTextSchema.safeParse(text).success) throw new FluxError("INVALID_REQUEST", "the cursor must look like 0,12,3");
@@ -54,7 +53,7 @@ export const subscribeRoutes = new Hono<AppEnv>().get(
         for (const route of routes) {
           try {
             const stub = env.PARTITION_REPLICA.getByName(route.primary);
-            const page = await withDeadline((async () => stub.readOutputPage(route.epoch, cursor[route.partition] ?? 0, PAGE))(), timeoutMs, `replica ${route.primary}`);
+            const page = await withDeadline(async () => stub.readOutputPage(route.epoch, cursor[route.partition] ?? 0, PAGE), timeoutMs, `replica ${route.primary}`);
             if (page.status !== "ok") {
               refresh = true;
               continue;

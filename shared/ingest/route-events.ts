@@ -90,13 +90,19 @@ function compositeKeyOf(
   maxKeyLength: number,
   report: (field: string, problem: string) => void,
 ): string | { problem: string } {
-  const parts = (typeof fields === "string" ? [fields] : fields).map((field) => {
+  // One field, the usual case: no per-event array on the hot path.
+  if (typeof fields === "string") {
+    const key = keyOf(Object.hasOwn(event, fields) ? event[fields] : undefined, maxKeyLength);
+    if (typeof key !== "string") report(fields, key.problem);
+    return key;
+  }
+  const parts = fields.map((field) => {
     const part = keyOf(Object.hasOwn(event, field) ? event[field] : undefined, maxKeyLength);
     if (typeof part !== "string") report(field, part.problem);
     return part;
   });
   if (parts.some((p) => typeof p !== "string")) return { problem: "invalid key" };
-  const key = typeof fields === "string" ? (parts[0] as string) : JSON.stringify(parts);
+  const key = JSON.stringify(parts);
   if (key.length > maxKeyLength) {
     report(String(fields), `key longer than ${maxKeyLength} characters`);
     return { problem: "key too long" };

@@ -5,6 +5,7 @@
  * turns the whole answer into an error, so the client resends with the same seq.
  */
 import { FluxError } from "../errors.ts";
+import type { PartitionAck } from "../wire/ingest.ts";
 import type { DataflowRecord } from "../wire/routing.ts";
 import type { WindowRecord } from "../wire/window-result.ts";
 import { writePartition, type PartitionOutcome, type ReplicaPort } from "./write-partition.ts";
@@ -18,7 +19,7 @@ export interface RoutedDataflow {
 /** Per dataflow, what each touched partition reported. */
 export interface DataflowAck {
   dataflow: string;
-  partitions: { partition: number; lsn: number; replicated: boolean; duplicate: boolean }[];
+  partitions: PartitionAck[];
 }
 
 /**
@@ -62,7 +63,7 @@ export async function writeBatch(
   return outcomes.map(({ dataflow, outcomes: list }) => ({ dataflow, partitions: list.map((o) => toAck(dataflow, o, batch)) }));
 }
 
-function toAck(dataflow: string, outcome: PartitionOutcome, batch: { producer: string; seq: number }): DataflowAck["partitions"][number] {
+function toAck(dataflow: string, outcome: PartitionOutcome, batch: { producer: string; seq: number }): PartitionAck {
   switch (outcome.status) {
     case "applied":
     case "duplicate":

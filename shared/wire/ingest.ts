@@ -22,6 +22,7 @@ const PartitionAckSchema = z.object({
   replicated: z.boolean(),
   duplicate: z.boolean(),
 });
+export type PartitionAck = z.infer<typeof PartitionAckSchema>;
 
 /** `200` body of `POST /v1/streams/{stream}/events`. */
 export const IngestResponseSchema = z.object({
