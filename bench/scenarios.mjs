@@ -1,6 +1,6 @@
 // The benchmark scenarios of issue 5, each returning plain numbers for the report.
 import { routeEvents } from "../shared/ingest/route-events.ts";
-import { tumblingWindow } from "../shared/operators/tumbling-window.ts";
+import { windowAggregate } from "../shared/operators/window-aggregate.ts";
 import { partitionFor } from "../shared/partitioner.ts";
 import { DataflowSpecSchema } from "../shared/wire/dataflow-spec.ts";
 import { api, injectFault, selfCpuSeconds, TOKEN, workerdCpuSeconds } from "./harness.mjs";
@@ -30,7 +30,7 @@ async function createDataflow(url, id, spec) {
 /** Raw baseline: the same batches parsed, routed and aggregated in this Node process. */
 export function rawBaseline(durationMs) {
   const spec = DataflowSpecSchema.parse(specFor("raw", 4, 1));
-  const op = tumblingWindow(spec);
+  const op = windowAggregate(spec);
   const states = new Map();
   const random = prng(1);
   const bodies = Array.from({ length: 200 }, () => JSON.stringify(makeBatch(random, BATCH, KEYS, 1_000)));

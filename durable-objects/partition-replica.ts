@@ -6,7 +6,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { parseFluxConfig } from "../shared/config.ts";
-import type { ResultFilter } from "../shared/operators/tumbling-window.ts";
+import type { ResultFilter } from "../shared/operators/operator.ts";
 import { ReplicaHost } from "../shared/replica/replica-host.ts";
 import { acceptOutputs, acceptSeedChunk, beginSeed, finishSeed, readSeedChunk } from "../shared/replica/replica-seeding.ts";
 import { SLOW_FAULT_DELAY_MS, type FaultKind } from "../shared/wire/admin.ts";

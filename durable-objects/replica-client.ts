@@ -59,5 +59,6 @@ export function monitorPort(env: Env, probeTimeoutMs: number, callTimeoutMs: num
     readLog: (name, epoch, from, to) => call(name, "readLog", async () => stub(name).readLog(epoch, from, to)),
     replicate: (name, msg) => call(name, "replicate", async () => stub(name).replicate(msg)),
     ackStandby: (name, msg) => call(name, "ackStandby", async () => stub(name).ackStandby(msg)),
+    applyBatch: (name, msg) => call(name, "applyBatch", async () => stub(name).applyBatch(msg)),
   };
 }

@@ -8,7 +8,7 @@ import { WindowResultSchema, type WindowResult } from "../shared/wire/window-res
 import type { ReplicaEffects } from "../shared/replica/replica-state.ts";
 import type { ReplicaStorage } from "../shared/replica/replica-storage.ts";
 import type { NumberedOutput } from "../shared/wire/replica-rpc.ts";
-import type { ResultFilter } from "../shared/operators/tumbling-window.ts";
+import type { ResultFilter } from "../shared/operators/operator.ts";
 
 /** SQLite stores at most 2 MB per value: 500k UTF-16 units are at most 1.5 MB of UTF-8. */
 const CHECKPOINT_CHUNK_CHARS = 500_000;

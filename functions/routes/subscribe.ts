@@ -1,32 +1,32 @@
 /**
- * `GET /v1/dataflows/{id}/subscribe`: closed windows as Server-Sent Events, from a
- * cursor (`?cursor=` or the `Last-Event-ID` a reconnecting EventSource sends). Each
- * partition is read from its current primary, strictly in output order, so a subscriber
- * that reconnects with its last event id sees no gap and no repeat, across fail-overs too.
+ * `GET /v1/dataflows/{id}/subscribe`: closed windows from a cursor, as Server-Sent Events
+ * or, with `Upgrade: websocket`, as WebSocket text messages. Both transports run the one
+ * feed in `result-feed.ts`, so resuming from the last cursor received gives no gap and no
+ * repeat on either. Validation fails with the usual JSON error before any upgrade.
  */
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import { zValidator } from "@hono/zod-validator";
 import { z } from "zod";
-import { withDeadline } from "../../durable-objects/replica-client.ts";
 import { FluxError } from "../../shared/errors.ts";
 import { NameSchema } from "../../shared/wire/dataflow-spec.ts";
-import type { PartitionRoute } from "../../shared/wire/routing.ts";
-import { CursorTextSchema, formatCursor, parseCursor, type SubscriptionEvent } from "../../shared/wire/subscription.ts";
+import { CursorTextSchema, parseCursor, type SubscriptionEvent } from "../../shared/wire/subscription.ts";
 import type { AppEnv } from "../app-env.ts";
-import { askCoordinator, readableDataflow } from "../cluster.ts";
+import { readableDataflow } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
-
-/** How often partitions are polled when nothing new arrived, ms. */
-const POLL_MS = 250;
-/** Outputs read from one partition per call. */
-const PAGE = 200;
+import { runResultFeed, type FeedStart } from "../result-feed.ts";
 
 const QuerySchema = z.strictObject({
   cursor: CursorTextSchema.optional(),
   /** How long this response streams before it ends (the client reconnects with its cursor), ms. */
   maxMs: z.string().regex(/^\d{1,6}$/, "milliseconds, at most 300000").transform(Number).refine((ms) => ms <= 300_000, "at most 300000").optional(),
 });
+
+/**
+ * One WebSocket text message. TODO: move into `shared/wire/subscription.ts` as a schema
+ * (and the OpenAPI description) once that file is free to edit.
+ */
+type SubscriptionMessage = ({ type: "window"; cursor: string } & SubscriptionEvent) | { type: "end"; cursor: string };
 
 export const subscribeRoutes = new Hono<AppEnv>().get(
   "/:id/subscribe",
@@ -35,44 +35,60 @@ export const subscribeRoutes = new Hono<AppEnv>().get(
   async (c) => {
     const { id } = c.req.valid("param");
     const { cursor: fromQuery, maxMs = 60_000 } = c.req.valid("query");
+    const webSocket = c.req.header("upgrade")?.toLowerCase() === "websocket";
+    // Hono also routes HEAD here, and a HEAD response cannot carry the upgrade.
+    if (webSocket && c.req.method !== "GET") throw new FluxError("INVALID_REQUEST", `a WebSocket upgrade must be a GET, not ${c.req.method}`);
     const record = await readableDataflow(c.env, id);
-    const lastEventId = c.req.header("last-event-id");
-    const text = lastEventId ?? fromQuery;
+    // Only a reconnecting EventSource sends Last-Event-ID; a WebSocket resumes from ?cursor=.
+    const text = webSocket ? fromQuery : (c.req.header("last-event-id") ?? fromQuery);
     if (text !== undefined && !CursorTextSchema.safeParse(text).success) throw new FluxError("INVALID_REQUEST", "the cursor must look like 0,12,3");
     const cursor = parseCursor(text, record.spec.partitions);
     if (!cursor) throw new FluxError("INVALID_REQUEST", `the cursor must have one number per partition (${record.spec.partitions})`);
-    const timeoutMs = c.var.config.replicaTimeoutMs;
-    const env = c.env;
-
-    return streamSSE(c, async (stream) => {
-      let routes: PartitionRoute[] = record.routes;
-      const endAt = Date.now() + maxMs;
-      while (!stream.aborted && Date.now() < endAt) {
-        let progressed = false;
-        let refresh = false;
-        for (const route of routes) {
-          try {
-            const stub = env.PARTITION_REPLICA.getByName(route.primary);
-            const page = await withDeadline(async () => stub.readOutputPage(route.epoch, cursor[route.partition] ?? 0, PAGE), timeoutMs, `replica ${route.primary}`);
-            if (page.status !== "ok") {
-              refresh = true;
-              continue;
-            }
-            for (const { outputSeq, result } of page.outputs) {
-              // Strictly the next one: never skip ahead of what this subscriber has seen.
-              if (outputSeq !== (cursor[route.partition] ?? 0) + 1) break;
-              cursor[route.partition] = outputSeq;
-              const event: SubscriptionEvent = { partition: route.partition, outputSeq, key: result.key, windowStartMs: result.windowStartMs, windowEndMs: result.windowEndMs, values: result.values };
-              await stream.writeSSE({ id: formatCursor(cursor), event: "window", data: JSON.stringify(event) });
-              progressed = true;
-            }
-          } catch {
-            refresh = true; // this partition is failing over or down; try again after the pause
-          }
-        }
-        if (refresh) routes = (await askCoordinator(env, (co) => co.getDataflow(id)).catch(() => null))?.routes ?? routes;
-        if (!progressed) await stream.sleep(POLL_MS);
-      }
-    });
+    const start = (): FeedStart => ({ dataflow: id, routes: record.routes, cursor, replicaTimeoutMs: c.var.config.replicaTimeoutMs, endAt: Date.now() + maxMs });
+    return webSocket ? streamWebSocket(c, start) : streamEvents(c, start);
   },
 );
+
+/** Server-Sent Events: one `window` event per result, its id the cursor after it. */
+function streamEvents(c: Context<AppEnv>, start: () => FeedStart): Response {
+  const env = c.env;
+  return streamSSE(c, async (stream) => {
+    await runResultFeed(env, start(), {
+      send: (event, cursorText) => stream.writeSSE({ id: cursorText, event: "window", data: JSON.stringify(event) }),
+      isAborted: () => stream.aborted,
+      sleep: (ms) => stream.sleep(ms),
+    });
+  });
+}
+
+/**
+ * WebSocket: one `window` message per result, then an `end` message and close code 1000
+ * when the time is up. A client that closes stops the feed at its next check.
+ */
+function streamWebSocket(c: Context<AppEnv>, start: () => FeedStart): Response {
+  const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
+  server.accept();
+  let gone = false;
+  server.addEventListener("close", () => (gone = true));
+  server.addEventListener("error", () => (gone = true));
+  const send = (message: SubscriptionMessage) => {
+    if (!gone) server.send(JSON.stringify(message));
+  };
+  const feed = runResultFeed(c.env, start(), {
+    send: async (event, cursorText) => send({ type: "window", cursor: cursorText, ...event }),
+    isAborted: () => gone,
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  }).then(
+    (cursorText) => {
+      send({ type: "end", cursor: cursorText });
+      if (!gone) server.close(1000, "maxMs reached; reconnect with the cursor");
+    },
+    (err: unknown) => {
+      console.error("subscription feed failed", { path: c.req.path, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+      if (!gone) server.close(1011, "internal error");
+    },
+  );
+  // The feed outlives the 101 response.
+  c.executionCtx.waitUntil(feed);
+  return new Response(null, { status: 101, webSocket: client });
+}

@@ -1,13 +1,15 @@
 /**
  * Validates posted events against a dataflow spec and splits them into per-partition
- * sub-batches of compact records (`[key, timeMs, ...numeric fields]`). Either every event
+ * sub-batches of compact records (`[key, timeMs, ...record fields]`): filter on the event
+ * as posted, then project, then read key, time and the operator's fields. Either every event
  * is valid and routed, or nothing is: the caller sends nothing on an error.
  */
 import { FluxError } from "../errors.ts";
 import { partitionFor } from "../partitioner.ts";
-import { numericFieldsOf, type DataflowSpec } from "../wire/dataflow-spec.ts";
+import { recordFieldsOf } from "../operators/compile.ts";
+import type { DataflowSpec } from "../wire/dataflow-spec.ts";
 import { passes } from "../wire/filter.ts";
-import type { WindowRecord } from "../wire/window-result.ts";
+import type { FluxRecord } from "../wire/window-result.ts";
 
 /** At most this many problems are listed in an error's details. */
 const MAX_REPORTED_PROBLEMS = 20;
@@ -41,31 +43,37 @@ export function routeEvents(
   events: readonly unknown[],
   receivedAtMs: number,
   maxKeyLength: number,
-): Map<number, WindowRecord[]> {
-  const fields = numericFieldsOf(spec);
+): Map<number, FluxRecord[]> {
+  const fields = recordFieldsOf(spec);
+  const projection = spec.project ? Object.entries(spec.project).map(([name, path]) => ({ name, path: path.split(".") })) : null;
   const problems: EventProblem[] = [];
   let problemCount = 0;
   const report = (index: number, field: string, problem: string) => {
     problemCount += 1;
     if (problems.length < MAX_REPORTED_PROBLEMS) problems.push({ index, field, problem });
   };
-  const byPartition = new Map<number, WindowRecord[]>();
+  const byPartition = new Map<number, FluxRecord[]>();
   events.forEach((event, index) => {
     if (typeof event !== "object" || event === null || Array.isArray(event)) {
       report(index, "", "event must be a JSON object");
       return;
     }
-    const obj = event as Record<string, unknown>;
-    if (spec.filter && !passes(spec.filter, obj)) return;
+    const posted = event as Record<string, unknown>;
+    if (spec.filter && !passes(spec.filter, posted)) return;
+    const obj = projection ? project(posted, projection) : posted;
     const key = compositeKeyOf(obj, spec.key, maxKeyLength, (field, problem) => report(index, field, problem));
     const timeMs = spec.timeField === undefined ? receivedAtMs : timeOf(obj[spec.timeField]);
     if (timeMs === null) report(index, spec.timeField ?? "", "must be epoch milliseconds or an ISO-8601 date-time");
     else if (timeMs < 0 || timeMs > receivedAtMs + MAX_FUTURE_MS) report(index, spec.timeField ?? "", "must be after 1970 and at most 24 h in the future");
-    const record: WindowRecord = [typeof key === "string" ? key : "", timeMs ?? 0];
-    for (const field of fields) {
-      const value = obj[field];
-      if (typeof value !== "number" || !Number.isFinite(value)) report(index, field, "must be a finite number");
-      else if (Math.abs(value) > MAX_FIELD_MAGNITUDE) report(index, field, "must be between -1e15 and 1e15");
+    const record: FluxRecord = [typeof key === "string" ? key : "", timeMs ?? 0];
+    for (const { name, type } of fields) {
+      const value = Object.hasOwn(obj, name) ? obj[name] : undefined;
+      if (type === "string") {
+        if (typeof value === "string" && value.length <= maxKeyLength) record.push(value);
+        else if (typeof value === "number" && Number.isFinite(value)) record.push(String(value));
+        else report(index, name, `must be a string of at most ${maxKeyLength} characters or a finite number`);
+      } else if (typeof value !== "number" || !Number.isFinite(value)) report(index, name, "must be a finite number");
+      else if (Math.abs(value) > MAX_FIELD_MAGNITUDE) report(index, name, "must be between -1e15 and 1e15");
       else record.push(value);
     }
     if (problemCount > 0 || typeof key !== "string") return;
@@ -81,6 +89,20 @@ export function routeEvents(
     });
   }
   return byPartition;
+}
+
+/** The event as the projection sees it: each output field from its dotted path (absent paths stay absent). */
+function project(event: Readonly<Record<string, unknown>>, projection: readonly { name: string; path: readonly string[] }[]): Record<string, unknown> {
+  // No prototype: an output field may be called `__proto__`.
+  const out = Object.create(null) as Record<string, unknown>;
+  for (const { name, path } of projection) {
+    let value: unknown = event;
+    for (const step of path) {
+      value = typeof value === "object" && value !== null && !Array.isArray(value) && Object.hasOwn(value, step) ? (value as Record<string, unknown>)[step] : undefined;
+    }
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
 }
 
 /** The record key: one field's value, or the JSON array of several fields' values (all as strings). */

@@ -7,6 +7,8 @@ import type { LogEntry } from "../wire/persisted.ts";
 import type {
   AckStandby,
   AckStandbyReply,
+  ApplyBatch,
+  ApplyBatchReply,
   BeginSeedReply,
   FinishSeed,
   FinishSeedReply,
@@ -31,6 +33,8 @@ export interface MonitorPort {
   readLog(name: string, epoch: number, fromLsn: number, toLsn: number): Promise<LogEntry[] | Refusal>;
   replicate(name: string, msg: Replicate): Promise<ReplicateReply>;
   ackStandby(name: string, msg: AckStandby): Promise<AckStandbyReply>;
+  /** Only for clock ticks (`send-ticks.ts`): the monitor writes them like a router writes batches. */
+  applyBatch(name: string, msg: ApplyBatch): Promise<ApplyBatchReply>;
 }
 
 /** What one probe found: the replica's status (null: it has no state), or that it did not answer. */

@@ -9,6 +9,7 @@ import { advanceRecovery } from "./advance-recovery.ts";
 import { desiredConfigs, isConfigured } from "./desired-config.ts";
 import type { MonitorPort, ProbeResult } from "./monitor-port.ts";
 import { planMonitorTick, replicasToProbe, type MonitorTuning } from "./plan-monitor-tick.ts";
+import { sendClockTicks } from "./send-ticks.ts";
 import { syncStandby } from "./sync-standby.ts";
 
 /** Where the tick reads and writes the coordinator's records. */
@@ -48,6 +49,7 @@ export async function runMonitorTick(
             syncStandby(port, route, statusOf(probes, route.primary), route.standby ? statusOf(probes, route.standby) : null).catch(() => undefined),
           ),
         );
+        await sendClockTicks(port, record, nowMs);
         let attached = false;
         for (const route of record.routes) {
           if (route.status !== "recovering") continue;

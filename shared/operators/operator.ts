@@ -1,20 +1,89 @@
 /**
  * The contract between the runtime and operator code (DESIGN.md §3, STYLE.md §1).
  * Operators are deterministic state machines: same state and records in, same state
- * and outputs out. They know nothing about logs, replicas or failures.
+ * and outputs out. They know nothing about logs, replicas or failures: the runtime
+ * logs every batch, replicates it, checkpoints the operator's state with `snapshot`,
+ * rebuilds it with `restore` and replays the log after a crash or a fail-over, so an
+ * operator that follows these rules gets exactly-once results for free.
+ *
+ * Rules for an operator:
+ * - `S` is a plain JSON value (no Maps, classes, `undefined` or non-finite numbers).
+ * - No clocks, randomness or I/O: time is only what records and ticks carry.
+ * - Outputs depend only on the records and ticks seen, in order — not on how they were
+ *   split into batches.
+ * - Keys of objects built from user strings need a prefix (e.g. `$`) so `__proto__` is safe.
  */
+import type { FluxRecord, ResultPosition, WindowResult } from "../wire/window-result.ts";
+
+/** A field each record carries after key and time: numbers are finite and within ±1e15; strings also accept numbers (as their decimal text). */
+export interface RecordField {
+  name: string;
+  type: "number" | "string";
+}
 
 /** Receives the outputs an operator produces while it processes a batch. */
 export type Emit<Out> = (output: Out) => void;
 
 /**
- * A stateful operator. `S` must be a plain JSON value: the runtime snapshots it with
- * `JSON.stringify` and restores it with `JSON.parse`, so no Maps, classes or `undefined`.
- * `process` may mutate and return the state it is given (the hot path avoids copies).
+ * Which results a query wants: one key or all, windows overlapping [fromMs, toMs), and
+ * for paging, only those after a (window start, key) position, at most `limit` of them.
  */
-export interface Operator<In, Out, S> {
+export interface ResultFilter {
+  key?: string | undefined;
+  fromMs?: number | undefined;
+  toMs?: number | undefined;
+  after?: ResultPosition | undefined;
+  limit?: number | undefined;
+}
+
+/**
+ * A stateful operator. Records are `[key, timeMs, ...values]`, the values in the order
+ * of the fields the operator declared. Outputs are window results: they are numbered,
+ * stored, served by the results API and streamed to subscribers once emitted, so emit
+ * a result only when it is final (`closed: true`).
+ */
+export interface Operator<S> {
   /** The empty state of a fresh partition. */
   init(): S;
-  /** Applies a whole batch, in order, emitting results (for example closed windows). */
-  process(state: S, records: readonly In[], out: Emit<Out>): S;
+  /** Applies a whole batch, in order, emitting final results. May mutate and return `state`. */
+  process(state: S, records: readonly FluxRecord[], out: Emit<WindowResult>): S;
+  /**
+   * A clock tick from the log (only for dataflows with `idleAdvanceMs`): event time is at
+   * least `timeMs` now, even if no record says so. Close what that makes final.
+   */
+  tick?(state: S, timeMs: number, out: Emit<WindowResult>): S;
+  /** The JSON value a checkpoint stores; defaults to the state itself. */
+  snapshot?(state: S): unknown;
+  /** Rebuilds a state from `snapshot`'s value; throws if it is malformed. */
+  restore(snapshot: unknown): S;
+  /** Results not final yet (open windows) matching `filter`, in (window start, key) order. */
+  openResults?(state: S, filter: ResultFilter): WindowResult[];
+  /** Records dropped because they arrived after their window closed (shown on the status page). */
+  lateRecords?(state: S): number;
+}
+
+/** An operator bound to its state, as the replica runtime holds it (the state type erased). */
+export interface LiveOperator {
+  process(records: readonly FluxRecord[], out: Emit<WindowResult>): void;
+  tick(timeMs: number, out: Emit<WindowResult>): void;
+  /** The JSON value to checkpoint; serialize it before the next call mutates it. */
+  snapshot(): unknown;
+  openResults(filter: ResultFilter): WindowResult[];
+  lateRecords(): number;
+}
+
+/** Binds `operator` to a fresh state, or to the state restored from a checkpoint's `snapshot`. */
+export function bindOperator<S>(operator: Operator<S>, snapshot?: unknown): LiveOperator {
+  let state = snapshot === undefined ? operator.init() : operator.restore(snapshot);
+  return {
+    process(records, out) {
+      state = operator.process(state, records, out);
+    },
+    tick(timeMs, out) {
+      if (operator.tick) state = operator.tick(state, timeMs, out);
+    },
+    snapshot: () => (operator.snapshot ? operator.snapshot(state) : state),
+    openResults: (filter) => operator.openResults?.(state, filter) ?? [],
+    lateRecords: () => operator.lateRecords?.(state) ?? 0,
+  };
 }

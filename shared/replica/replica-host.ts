@@ -3,7 +3,7 @@
  * every call step → persist atomically → reply (STYLE.md §2). The Durable Object is a
  * thin shell around this; the simulator runs the same code over memory.
  */
-import type { ResultFilter } from "../operators/tumbling-window.ts";
+import type { ResultFilter } from "../operators/operator.ts";
 import type { Checkpoint, LogEntry } from "../wire/persisted.ts";
 import type {
   AckStandby,
@@ -75,8 +75,8 @@ export class ReplicaHost {
     if (!state) return NOT_INITIALISED;
     const refusal = checkEpoch(state, epoch, "primary");
     if (refusal) return refusal;
-    const closed = this.storage.readOutputs(filter, state.meta.spec.window.sizeMs);
-    const results = [...closed, ...state.op.openResults(state.operator, filter)].sort(compareResults);
+    const closed = this.storage.readOutputs(filter, state.maxWindowMs);
+    const results = [...closed, ...state.operator.openResults(filter)].sort(compareResults);
     return { status: "ok", results: filter.limit === undefined ? results : results.slice(0, filter.limit) };
   }
 
@@ -106,7 +106,7 @@ export class ReplicaHost {
       standbyAckLsn: m.standbyAckLsn,
       checkpointLsn: m.checkpointLsn,
       outputSeq: m.outputSeq,
-      lateRecords: state.operator.lateRecords,
+      lateRecords: state.operator.lateRecords(),
     };
   }
 
@@ -115,7 +115,7 @@ export class ReplicaHost {
     const state = this.load();
     if (!state) return null;
     const { appliedLsn: lsn, outputSeq } = state.meta;
-    return { v: 1, lsn, outputSeq, operator: state.operator, dedup: state.dedup };
+    return { v: 1, lsn, outputSeq, operator: state.operator.snapshot(), dedup: state.dedup };
   }
 
   /**

@@ -3,17 +3,21 @@
  * Invariant: `operator` and `dedup` reflect exactly the log entries up to
  * `meta.appliedLsn`; `pending` holds the logged entries above it, in LSN order.
  */
-import { tumblingWindow, type TumblingWindowOperator } from "../operators/tumbling-window.ts";
 import { recordSeq } from "../dedup.ts";
-import type { Checkpoint, DedupState, LogEntry, ReplicaMeta, TumblingWindowState } from "../wire/persisted.ts";
+import { compileDataflow } from "../operators/compile.ts";
+import type { Emit, LiveOperator } from "../operators/operator.ts";
+import type { Checkpoint, DedupState, LogEntry, ReplicaMeta } from "../wire/persisted.ts";
 import type { NumberedOutput } from "../wire/replica-rpc.ts";
-import type { WindowRecord } from "../wire/window-result.ts";
+import type { FluxRecord, WindowResult } from "../wire/window-result.ts";
+import { tickTimeOf } from "./clock-ticks.ts";
 
 /** Everything a replica holds in memory. */
 export interface ReplicaState {
   meta: ReplicaMeta;
-  op: TumblingWindowOperator;
-  operator: TumblingWindowState;
+  /** The dataflow's operator bound to its state. */
+  operator: LiveOperator;
+  /** The longest window a result spans, ms (bounds range queries over stored outputs). */
+  maxWindowMs: number;
   dedup: DedupState;
   pending: LogEntry[];
   /** Batches applied since the last checkpoint. */
@@ -42,9 +46,18 @@ export interface ReplicaTuning {
 }
 
 /** A fresh replica state with no history. */
-export function emptyReplicaState(meta: ReplicaMeta): ReplicaState {
-  const op = tumblingWindow(meta.spec);
-  return { meta, op, operator: op.init(), dedup: {}, pending: [], sinceCheckpoint: 0, charsSinceCheckpoint: 0, lastCheckpointChars: 0 };
+export function emptyReplicaState(meta: ReplicaMeta, checkpoint?: Checkpoint): ReplicaState {
+  const compiled = compileDataflow(meta.spec);
+  const operator = compiled.bind(checkpoint?.operator);
+  const dedup = checkpoint?.dedup ?? {};
+  return { meta, operator, maxWindowMs: compiled.maxWindowMs, dedup, pending: [], sinceCheckpoint: 0, charsSinceCheckpoint: 0, lastCheckpointChars: 0 };
+}
+
+/** Applies one stable log entry (a batch or a clock tick) to the operator. */
+export function applyEntry(state: ReplicaState, entry: LogEntry, out: Emit<WindowResult>): void {
+  const tickMs = tickTimeOf(entry, state.meta.spec.idleAdvanceMs);
+  if (tickMs === null) state.operator.process(parseRecords(entry), out);
+  else state.operator.tick(tickMs, out);
 }
 
 /**
@@ -58,21 +71,15 @@ export function restoreReplicaState(
   log: readonly LogEntry[],
   tuning: ReplicaTuning,
 ): ReplicaState {
-  const state = emptyReplicaState(meta);
-  let outputSeq = 0;
-  let appliedLsn = 0;
-  if (checkpoint) {
-    state.operator = checkpoint.operator;
-    state.dedup = checkpoint.dedup;
-    outputSeq = checkpoint.outputSeq;
-    appliedLsn = checkpoint.lsn;
-  }
+  const state = emptyReplicaState(meta, checkpoint ?? undefined);
+  let outputSeq = checkpoint?.outputSeq ?? 0;
+  let appliedLsn = checkpoint?.lsn ?? 0;
   for (const entry of log) {
     if (entry.lsn <= appliedLsn) continue;
     if (entry.lsn > meta.lsn) break;
     if (entry.lsn <= meta.appliedLsn) {
       if (entry.lsn !== appliedLsn + 1) throw new Error(`${meta.name}: log gap at LSN ${appliedLsn + 1}`);
-      state.operator = state.op.process(state.operator, parseRecords(entry), () => void outputSeq++);
+      applyEntry(state, entry, () => void outputSeq++);
       recordSeq(state.dedup, entry.producer, entry.seq, tuning.dedupWindow);
       appliedLsn = entry.lsn;
       state.sinceCheckpoint += 1;
@@ -90,20 +97,20 @@ export function restoreReplicaState(
 }
 
 /**
- * Parses a log entry's records, checking their shape (`[key, timeMs, ...numbers]`)
+ * Parses a log entry's records, checking their shape (`[key, timeMs, ...numbers or strings]`)
  * with a cheap loop rather than a schema, since this is the hot path.
  */
-export function parseRecords(entry: LogEntry): WindowRecord[] {
+function parseRecords(entry: LogEntry): FluxRecord[] {
   const parsed: unknown = JSON.parse(entry.records);
   if (!Array.isArray(parsed)) throw new Error(`log entry ${entry.lsn}: records are not an array`);
   for (const record of parsed as unknown[]) {
-    if (!isWindowRecord(record)) throw new Error(`log entry ${entry.lsn}: malformed record`);
+    if (!isFluxRecord(record)) throw new Error(`log entry ${entry.lsn}: malformed record`);
   }
-  return parsed as WindowRecord[];
+  return parsed as FluxRecord[];
 }
 
-function isWindowRecord(value: unknown): value is WindowRecord {
-  if (!Array.isArray(value) || value.length < 2 || typeof value[0] !== "string") return false;
-  for (let i = 1; i < value.length; i++) if (typeof value[i] !== "number") return false;
+function isFluxRecord(value: unknown): value is FluxRecord {
+  if (!Array.isArray(value) || value.length < 2 || typeof value[0] !== "string" || typeof value[1] !== "number") return false;
+  for (let i = 2; i < value.length; i++) if (typeof value[i] !== "number" && typeof value[i] !== "string") return false;
   return true;
 }

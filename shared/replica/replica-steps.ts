@@ -7,7 +7,7 @@ import { highestSeq, judgeSeq, recordSeq } from "../dedup.ts";
 import type { Refusal } from "../wire/replica-rpc.ts";
 import type { AckStandby, AckStandbyReply, ApplyBatch, ApplyBatchReply, InitReplica, Replicate, ReplicateReply } from "../wire/replica-rpc.ts";
 import type { Checkpoint, LogEntry, Role } from "../wire/persisted.ts";
-import { parseRecords, type ReplicaEffects, type ReplicaState, type ReplicaTuning } from "./replica-state.ts";
+import { applyEntry, type ReplicaEffects, type ReplicaState, type ReplicaTuning } from "./replica-state.ts";
 
 /** A step's outcome: the reply to send and the writes to make first. */
 export interface StepResult<Reply> {
@@ -112,7 +112,7 @@ export function ackStandby(state: ReplicaState, msg: AckStandby, tuning: Replica
 function applyStable(state: ReplicaState, entries: readonly LogEntry[], tuning: ReplicaTuning, effects: ReplicaEffects): void {
   const meta = state.meta;
   for (const entry of entries) {
-    state.operator = state.op.process(state.operator, parseRecords(entry), (result) => {
+    applyEntry(state, entry, (result) => {
       meta.outputSeq += 1;
       effects.outputs.push({ outputSeq: meta.outputSeq, result });
     });
@@ -132,7 +132,7 @@ function applyStable(state: ReplicaState, entries: readonly LogEntry[], tuning: 
 /** Snapshots the stable state into `effects` and trims the log behind it where allowed. */
 export function takeCheckpoint(state: ReplicaState, effects: ReplicaEffects): void {
   const meta = state.meta;
-  const checkpoint: Checkpoint = { v: 1, lsn: meta.appliedLsn, outputSeq: meta.outputSeq, operator: state.operator, dedup: state.dedup };
+  const checkpoint: Checkpoint = { v: 1, lsn: meta.appliedLsn, outputSeq: meta.outputSeq, operator: state.operator.snapshot(), dedup: state.dedup };
   // Serialized now: the next step mutates the operator state in place.
   const body = JSON.stringify(checkpoint);
   effects.checkpoint = { lsn: meta.appliedLsn, body };

@@ -2,7 +2,7 @@
  * What a replica needs from durable storage. The Durable Object backs it with SQLite;
  * tests and the simulator back it with memory. `persist` and `installSeed` are atomic.
  */
-import type { ResultFilter } from "../operators/tumbling-window.ts";
+import type { ResultFilter } from "../operators/operator.ts";
 import type { Checkpoint, LogEntry, ReplicaMeta } from "../wire/persisted.ts";
 import type { NumberedOutput } from "../wire/replica-rpc.ts";
 import type { WindowResult } from "../wire/window-result.ts";

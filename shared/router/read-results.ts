@@ -4,7 +4,7 @@
  * (window start, key) order.
  */
 import { FluxError } from "../errors.ts";
-import type { ResultFilter } from "../operators/tumbling-window.ts";
+import type { ResultFilter } from "../operators/operator.ts";
 import { partitionFor } from "../partitioner.ts";
 import type { Refusal } from "../wire/replica-rpc.ts";
 import type { DataflowRecord, PartitionRoute } from "../wire/routing.ts";

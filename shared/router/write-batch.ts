@@ -7,13 +7,13 @@
 import { FluxError } from "../errors.ts";
 import type { PartitionAck } from "../wire/ingest.ts";
 import type { DataflowRecord } from "../wire/routing.ts";
-import type { WindowRecord } from "../wire/window-result.ts";
+import type { FluxRecord } from "../wire/window-result.ts";
 import { writePartition, type PartitionOutcome, type ReplicaPort } from "./write-partition.ts";
 
 /** One dataflow's share of the batch: its record and sub-batches by partition. */
 export interface RoutedDataflow {
   record: DataflowRecord;
-  subBatches: Map<number, WindowRecord[]>;
+  subBatches: Map<number, FluxRecord[]>;
 }
 
 /** Per dataflow, what each touched partition reported. */

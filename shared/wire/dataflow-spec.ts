@@ -3,6 +3,7 @@
  * Unknown fields are rejected at the HTTP boundary so typos never pass silently.
  */
 import { z } from "zod";
+import { findOperator, operatorNames } from "../operators/registry.ts";
 import { FilterSchema } from "./filter.ts";
 
 /** Names of streams, dataflows, fields and aggregates: letters, digits, `_`, `-`, `.`. */
@@ -16,11 +17,31 @@ export const NameSchema = z
 
 const FieldNameSchema = z.string().min(1).max(128);
 
-/** One aggregate of a window: `count` takes no field, the others a numeric field. */
+/** Most entries a `topk` summary tracks. */
+const MAX_TOPK_CAPACITY = 1_000;
+
+/**
+ * One aggregate of a window. `count` takes no field; `sum`/`min`/`max`/`avg` a numeric
+ * field; `distinct` estimates the number of distinct values of a field (HyperLogLog,
+ * 2^precision registers, relative standard error 1.04/√(2^precision): 1.6 % at the
+ * default 12); `topk` reports the `k` most frequent values of a field (or heaviest, by
+ * the numeric `weight` field), tracked in a Space-Saving summary of `capacity` entries.
+ */
 const AggregateSpecSchema = z.discriminatedUnion("op", [
   z.strictObject({ op: z.literal("count") }),
   z.strictObject({ op: z.enum(["sum", "min", "max", "avg"]), field: FieldNameSchema }),
+  z.strictObject({ op: z.literal("distinct"), field: FieldNameSchema, precision: z.number().int().min(4).max(14).default(12) }),
+  z
+    .strictObject({
+      op: z.literal("topk"),
+      field: FieldNameSchema,
+      k: z.number().int().min(1).max(100),
+      weight: FieldNameSchema.optional(),
+      capacity: z.number().int().min(1).max(MAX_TOPK_CAPACITY).optional(),
+    })
+    .refine((a) => a.capacity === undefined || a.capacity >= a.k, { message: "capacity must be at least k", path: ["capacity"] }),
 ]);
+export type AggregateSpec = z.output<typeof AggregateSpecSchema>;
 
 /** Tumbling event-time windows of `sizeMs`, closed once the watermark passes their end plus lateness. */
 const DurationSchema = z.number().int().min(1).max(366 * 86_400_000);
@@ -41,29 +62,87 @@ const WindowSpecSchema = z.discriminatedUnion("kind", [
     .refine((w) => w.sizeMs / w.slideMs <= MAX_WINDOWS_PER_RECORD, { message: `sizeMs / slideMs must be at most ${MAX_WINDOWS_PER_RECORD}`, path: ["slideMs"] }),
 ]);
 
-/** A whole dataflow: stream → keyBy(key) → window → aggregates, over P partitions and R replicas. */
-export const DataflowSpecSchema = z.strictObject({
-  stream: NameSchema,
-  /** One field, or several: then the key is the JSON array of their values as strings, e.g. `["10.0.0.1","443"]`. */
-  key: z.union([FieldNameSchema, z.array(FieldNameSchema).min(1).max(8)]),
-  timeField: FieldNameSchema.optional(),
-  /** Only events passing this filter are counted; the others are dropped by the router. */
-  filter: FilterSchema.optional(),
-  window: WindowSpecSchema,
-  aggregates: z
-    .record(NameSchema, AggregateSpecSchema)
-    .refine((aggregates) => Object.keys(aggregates).length > 0, "at least one aggregate")
-    .refine((aggregates) => Object.keys(aggregates).length <= 32, "at most 32 aggregates"),
-  partitions: z.number().int().min(1).max(64).default(4),
-  replication: z.union([z.literal(1), z.literal(2)]).default(2),
+/** A dotted path into an event, such as `flow.src.ip`. */
+const FieldPathSchema = z.string().min(1).max(256).regex(/^[^.]+(\.[^.]+)*$/, "a field name or dotted path such as a.b.c");
+
+const ParamScalarSchema = z.union([z.string().max(1_000), z.number(), z.boolean(), z.null()]);
+
+/**
+ * A custom operator from the registry (`shared/operators/registry.ts`) and its parameters:
+ * an object of scalars or arrays of scalars, checked by the operator's own schema.
+ */
+const OperatorRefSchema = z.strictObject({ name: NameSchema, params: z.record(z.string(), z.union([ParamScalarSchema, z.array(ParamScalarSchema).max(1_000)])).default({}) }).superRefine((ref, ctx) => {
+  const found = findOperator(ref.name);
+  if (!found) {
+    ctx.addIssue({ code: "custom", path: ["name"], message: `no operator named '${ref.name}' (registered: ${operatorNames().join(", ")})` });
+    return;
+  }
+  const parsed = found.params.safeParse(ref.params);
+  if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", path: ["params", ...issue.path.map(String)], message: issue.message });
 });
+
+/**
+ * A whole dataflow: stream → [filter] → [project] → keyBy(key) → window → aggregates,
+ * or → a custom operator instead of window and aggregates; over P partitions and R replicas.
+ */
+export const DataflowSpecSchema = z
+  .strictObject({
+    stream: NameSchema,
+    /** Only events passing this filter (on the fields as posted) are counted; the others are dropped by the router. */
+    filter: FilterSchema.optional(),
+    /** Output field → dotted path in the posted event. When set, key, time and aggregate fields name output fields. */
+    project: z
+      .record(FieldNameSchema, FieldPathSchema)
+      .refine((p) => Object.keys(p).length > 0 && Object.keys(p).length <= 64, "between 1 and 64 fields")
+      .optional(),
+    /** One field, or several: then the key is the JSON array of their values as strings, e.g. `["10.0.0.1","443"]`. */
+    key: z.union([FieldNameSchema, z.array(FieldNameSchema).min(1).max(8)]),
+    timeField: FieldNameSchema.optional(),
+    window: WindowSpecSchema.optional(),
+    aggregates: z
+      .record(NameSchema, AggregateSpecSchema)
+      .refine((aggregates) => Object.keys(aggregates).length > 0, "at least one aggregate")
+      .refine((aggregates) => Object.keys(aggregates).length <= 32, "at most 32 aggregates")
+      .optional(),
+    operator: OperatorRefSchema.optional(),
+    /**
+     * For idle partitions: the monitor writes a clock tick into every partition's log each
+     * heartbeat, advancing event time to at least (wall-clock time − idleAdvanceMs).
+     */
+    idleAdvanceMs: z.number().int().min(0).max(366 * 86_400_000).optional(),
+    partitions: z.number().int().min(1).max(64).default(4),
+    replication: z.union([z.literal(1), z.literal(2)]).default(2),
+  })
+  .superRefine((spec, ctx) => {
+    if (spec.operator) {
+      if (spec.window) ctx.addIssue({ code: "custom", path: ["window"], message: "a dataflow with an operator has no window (the operator keeps its own)" });
+      if (spec.aggregates) ctx.addIssue({ code: "custom", path: ["aggregates"], message: "a dataflow with an operator has no aggregates" });
+    } else {
+      if (!spec.window) ctx.addIssue({ code: "custom", path: ["window"], message: "window is required (or an operator)" });
+      if (!spec.aggregates) ctx.addIssue({ code: "custom", path: ["aggregates"], message: "aggregates are required (or an operator)" });
+    }
+    const fields = referencedFields(spec);
+    const registered = spec.operator && findOperator(spec.operator.name);
+    const params = registered && spec.operator ? registered.params.safeParse(spec.operator.params) : null;
+    if (registered && params?.success) {
+      for (const { name } of registered.compile(params.data).fields) fields.push({ path: ["operator", "params"], field: name });
+    }
+    for (const { path, field } of fields) {
+      if (spec.project && !Object.hasOwn(spec.project, field)) ctx.addIssue({ code: "custom", path, message: `'${field}' is not a field of project` });
+    }
+  });
 export type DataflowSpec = z.output<typeof DataflowSpecSchema>;
 
-/** Numeric fields that the spec's aggregates read, in a stable order. */
-export function numericFieldsOf(spec: Pick<DataflowSpec, "aggregates">): string[] {
-  const fields = new Set<string>();
-  for (const aggregate of Object.values(spec.aggregates)) {
-    if (aggregate.op !== "count") fields.add(aggregate.field);
+/** Every field the key, time and aggregates read, with where the spec names it. */
+function referencedFields(spec: Omit<DataflowSpec, "operator">): { path: (string | number)[]; field: string }[] {
+  const found: { path: (string | number)[]; field: string }[] = [];
+  if (typeof spec.key === "string") found.push({ path: ["key"], field: spec.key });
+  else spec.key.forEach((field, i) => found.push({ path: ["key", i], field }));
+  if (spec.timeField !== undefined) found.push({ path: ["timeField"], field: spec.timeField });
+  for (const [name, agg] of Object.entries(spec.aggregates ?? {})) {
+    if (agg.op === "count") continue;
+    found.push({ path: ["aggregates", name, "field"], field: agg.field });
+    if (agg.op === "topk" && agg.weight !== undefined) found.push({ path: ["aggregates", name, "weight"], field: agg.weight });
   }
-  return [...fields].sort();
+  return found;
 }

@@ -45,7 +45,7 @@ export const LogEntrySchema = z.object({
   lsn: z.number().int().min(1),
   producer: z.string(),
   seq: z.number().int().min(1),
-  /** The sub-batch's records as one JSON string (`WindowRecord[]`), kept serialized end to end. */
+  /** The sub-batch's records as one JSON string (`FluxRecord[]`), kept serialized end to end. */
   records: z.string(),
 });
 export type LogEntry = z.infer<typeof LogEntrySchema>;
@@ -62,40 +62,13 @@ const ProducerWindowSchema = z.object({
 const DedupStateSchema = z.record(z.string(), ProducerWindowSchema);
 export type DedupState = z.infer<typeof DedupStateSchema>;
 
-/** Running aggregates of one key in one window; arrays are indexed by numeric field. */
-interface Accumulator {
-  n: number;
-  sum: number[];
-  min: number[];
-  max: number[];
-}
-
-const isNumberArray = (value: unknown): value is number[] => Array.isArray(value) && value.every((x) => typeof x === "number");
-
-/**
- * Checked with a plain predicate rather than an object schema: a checkpoint of a large
- * partition holds millions of these, and a schema per entry made loading it take seconds.
- */
-const AccumulatorSchema = z.custom<Accumulator>((value) => {
-  if (typeof value !== "object" || value === null) return false;
-  const acc = value as Record<string, unknown>;
-  return typeof acc.n === "number" && isNumberArray(acc.sum) && isNumberArray(acc.min) && isNumberArray(acc.max);
-}, "an accumulator { n, sum[], min[], max[] }");
-
-/** State of the tumbling-window operator: open windows by start (ms) then key. */
-const TumblingWindowStateSchema = z.object({
-  maxTimeMs: z.number().nullable(),
-  lateRecords: z.number().int().min(0),
-  open: z.record(z.string(), z.record(z.string(), AccumulatorSchema)),
-});
-export type TumblingWindowState = z.infer<typeof TumblingWindowStateSchema>;
-
 /** A checkpoint: operator and dedup state as of `lsn`, and the output count at that point. */
 export const CheckpointSchema = z.object({
   v: z.literal(1),
   lsn: z.number().int().min(0),
   outputSeq: z.number().int().min(0),
-  operator: TumblingWindowStateSchema,
+  /** The operator's snapshot (a JSON value), checked by the operator's `restore`. */
+  operator: z.unknown(),
   dedup: DedupStateSchema,
 });
 export type Checkpoint = z.infer<typeof CheckpointSchema>;

@@ -4,6 +4,7 @@
  * same on every replica of a partition, so a cursor survives a fail-over unchanged.
  */
 import { z } from "zod";
+import { AggregateValueSchema } from "./window-result.ts";
 
 /** A cursor string as it appears in `?cursor=` or `Last-Event-ID`. */
 export const CursorTextSchema = z.string().max(2_000).regex(/^\d{1,15}(,\d{1,15})*$/, "a cursor like 0,12,3 (one number per partition)");
@@ -30,6 +31,6 @@ export const SubscriptionEventSchema = z.object({
   key: z.string(),
   windowStartMs: z.number(),
   windowEndMs: z.number(),
-  values: z.record(z.string(), z.number().nullable()),
+  values: z.record(z.string(), AggregateValueSchema),
 });
 export type SubscriptionEvent = z.infer<typeof SubscriptionEventSchema>;

@@ -1,19 +1,28 @@
-/** The shape of one window's aggregates, as stored by replicas and returned by the results API. */
+/** The shape of one window's results, as stored by replicas and returned by the results API. */
 import { z } from "zod";
 
-/** One key's aggregates over one window; `closed` is true once no record can change it. */
+/** One entry of a `topk` aggregate: `count` is an upper bound of the value's weight, `count - error` a lower bound. */
+const TopEntrySchema = z.object({ value: z.string(), count: z.number(), error: z.number() });
+
+/** What one aggregate (or a custom operator's output field) holds. */
+export const AggregateValueSchema = z.union([z.number(), z.string(), z.null(), z.array(TopEntrySchema)]);
+export type AggregateValue = z.infer<typeof AggregateValueSchema>;
+
+/** One key's results over one window; `closed` is true once no record can change it. */
 export const WindowResultSchema = z.object({
   key: z.string(),
   windowStartMs: z.number(),
   windowEndMs: z.number(),
-  values: z.record(z.string(), z.number().nullable()),
+  values: z.record(z.string(), AggregateValueSchema),
   closed: z.boolean(),
 });
 export type WindowResult = z.infer<typeof WindowResultSchema>;
 
-/** What routers send replicas for a windowed dataflow: `[key, timeMs, ...numeric field values]`. */
-const WindowRecordSchema = z.tuple([z.string(), z.number()], z.number());
-export type WindowRecord = z.infer<typeof WindowRecordSchema>;
+/**
+ * What routers send replicas: `[key, timeMs, ...field values]`, the values in the order
+ * of the dataflow's record fields (see `shared/operators/compile.ts`).
+ */
+export type FluxRecord = [key: string, timeMs: number, ...values: (number | string)[]];
 
 /** A position in the (window start, key) order results are returned in. */
 export interface ResultPosition {

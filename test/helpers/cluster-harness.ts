@@ -7,12 +7,12 @@ import { expect } from "vitest";
 import { routeEvents } from "../../shared/ingest/route-events.ts";
 import type { MonitorPort } from "../../shared/monitor/monitor-port.ts";
 import { runMonitorTick, type MonitorStore } from "../../shared/monitor/run-monitor-tick.ts";
-import { tumblingWindow } from "../../shared/operators/tumbling-window.ts";
+import { windowAggregate } from "../../shared/operators/window-aggregate.ts";
 import { readResults } from "../../shared/router/read-results.ts";
 import { writeBatch } from "../../shared/router/write-batch.ts";
 import type { DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
 import type { DataflowRecord, HealthMap } from "../../shared/wire/routing.ts";
-import type { WindowRecord } from "../../shared/wire/window-result.ts";
+import type { FluxRecord } from "../../shared/wire/window-result.ts";
 import { record as makeRecord, spec as makeSpec } from "./fixtures.ts";
 import { MemoryCluster } from "./memory-cluster.ts";
 
@@ -74,14 +74,14 @@ export class ClusterHarness {
 
   /** Asserts the served results equal a single-node run over each acknowledged batch once. */
   async expectExactResults(message: string): Promise<void> {
-    const op = tumblingWindow(this.spec);
+    const op = windowAggregate(this.spec);
     let state = op.init();
     const seen = new Set<string>();
     for (const b of this.acknowledged) {
       const id = `${b.producer}#${b.seq}`;
       if (seen.has(id)) continue;
       seen.add(id);
-      state = op.process(state, b.events.map((e): WindowRecord => [e.page, e.ts, e.bytes]), () => {});
+      state = op.process(state, b.events.map((e): FluxRecord => [e.page, e.ts, e.bytes]), () => {});
     }
     const { results } = await readResults(async (name, epoch, filter) => this.cluster.host(name).readResults(epoch, filter), this.record, {});
     expect(results, message).toEqual(op.openResults(state, {}));

@@ -7,9 +7,9 @@ import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { expect } from "vitest";
 import { COORDINATOR_NAME } from "../../shared/names.ts";
-import { tumblingWindow } from "../../shared/operators/tumbling-window.ts";
+import { windowAggregate } from "../../shared/operators/window-aggregate.ts";
 import { DataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
-import type { WindowRecord } from "../../shared/wire/window-result.ts";
+import type { FluxRecord } from "../../shared/wire/window-result.ts";
 import { call, clicksSpec, postEvents, results } from "./api.ts";
 
 const ADMIN_TOKEN = "test-admin-token";
@@ -66,9 +66,9 @@ export async function tickUntilHealthy(id: string, maxTicks = 30): Promise<void>
 
 /** Asserts served results equal one application of each acknowledged batch. */
 export async function expectExact(id: string, stream: string, batches: readonly Event[][]): Promise<void> {
-  const op = tumblingWindow(DataflowSpecSchema.parse(clicksSpec(stream, faultSpec)));
+  const op = windowAggregate(DataflowSpecSchema.parse(clicksSpec(stream, faultSpec)));
   let state = op.init();
-  for (const events of batches) state = op.process(state, events.map((e): WindowRecord => [e.page, e.ts, e.bytes]), () => {});
+  for (const events of batches) state = op.process(state, events.map((e): FluxRecord => [e.page, e.ts, e.bytes]), () => {});
   const expected = op.openResults(state, {}).map(({ key, windowStartMs, values }) => ({ key, windowStartMs, values }));
   const actual = (await results(id)).map(({ key, windowStartMs, values }) => ({ key, windowStartMs, values }));
   expect(actual).toEqual(expected);

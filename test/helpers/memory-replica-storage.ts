@@ -3,7 +3,7 @@
  * store keeps durably; `ReplicaHost` keeps the rest, so dropping the host and building
  * a new one over the same storage is a crash-and-restart.
  */
-import type { ResultFilter } from "../../shared/operators/tumbling-window.ts";
+import type { ResultFilter } from "../../shared/operators/operator.ts";
 import type { ReplicaEffects } from "../../shared/replica/replica-state.ts";
 import type { ReplicaStorage } from "../../shared/replica/replica-storage.ts";
 import { CheckpointSchema, type Checkpoint, type LogEntry, type ReplicaMeta } from "../../shared/wire/persisted.ts";

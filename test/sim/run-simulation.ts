@@ -80,7 +80,7 @@ function finalChecks(w: SimWorld, total: number): void {
     const primary = w.replicas.host(route.primary);
     const standby = route.standby ? w.replicas.host(route.standby) : null;
     const results = primary.readResults(route.epoch, {});
-    const counted = results.status === "ok" ? results.results.reduce((n, r) => n + (r.values.n ?? 0), 0) : -1;
+    const counted = results.status === "ok" ? results.results.reduce((n, r) => n + (Number(r.values.n ?? 0)), 0) : -1;
     const outputs = (name: string | null) => (name ? JSON.stringify(w.replicas.replica(name).storage.outputs) : "");
     checkSettled(
       { partition: route.partition, primary: primary.status(), standby: standby?.status() ?? null, counted, primaryOutputs: outputs(route.primary), standbyOutputs: outputs(route.standby) },

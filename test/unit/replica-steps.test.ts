@@ -25,7 +25,7 @@ const entry = (lsn: number, seq = lsn): LogEntry => ({ lsn, producer: "p", seq, 
 const count = (host: ReplicaHost) => {
   const reply = host.readResults(1, { key: "a" });
   if (reply.status !== "ok") throw new Error(`refused: ${reply.status}`);
-  return reply.results.reduce((n, r) => n + (r.values.n ?? 0), 0);
+  return reply.results.reduce((n, r) => n + (Number(r.values.n ?? 0)), 0);
 };
 
 describe("primary", () => {

@@ -4,7 +4,7 @@ import { fluxErrorOf } from "../helpers/flux-error.ts";
 import { MAX_FIELD_MAGNITUDE, MAX_FUTURE_MS, routeEvents, type EventProblem } from "../../shared/ingest/route-events.ts";
 import { partitionFor } from "../../shared/partitioner.ts";
 import { DataflowSpecSchema, type DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
-import type { WindowRecord } from "../../shared/wire/window-result.ts";
+import type { FluxRecord } from "../../shared/wire/window-result.ts";
 
 const RECEIVED_AT = 1_700_000_000_000;
 const MAX_KEY = 8;
@@ -32,9 +32,9 @@ function problemsOf(events: unknown[], spec = makeSpec()): { problems: EventProb
 }
 
 /** All routed records, flattened, with the partition each landed in. */
-function routed(spec: DataflowSpec, events: unknown[]): [number, WindowRecord][] {
+function routed(spec: DataflowSpec, events: unknown[]): [number, FluxRecord][] {
   const byPartition = routeEvents(spec, events, RECEIVED_AT, MAX_KEY);
-  return [...byPartition.entries()].flatMap(([p, records]) => records.map((r): [number, WindowRecord] => [p, r]));
+  return [...byPartition.entries()].flatMap(([p, records]) => records.map((r): [number, FluxRecord] => [p, r]));
 }
 
 const good = { user: "alice", ts: 5000, bytes: 10, latency: 3 };

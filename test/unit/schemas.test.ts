@@ -1,7 +1,8 @@
 /** Wire and config schemas: spec defaults and refusals, producer headers, config parsing. */
 import { describe, expect, it } from "vitest";
 import { parseFluxConfig } from "../../shared/config.ts";
-import { DataflowSpecSchema, numericFieldsOf } from "../../shared/wire/dataflow-spec.ts";
+import { DataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
+import { windowRecordFields } from "../../shared/operators/window-aggregate.ts";
 import { ProducerHeadersSchema } from "../../shared/wire/ingest.ts";
 
 const minimal = {
@@ -58,7 +59,10 @@ describe("DataflowSpecSchema", () => {
     };
     const spec = DataflowSpecSchema.parse(full);
     expect(spec).toEqual(full);
-    expect(numericFieldsOf(spec)).toEqual(["bytes", "v"]);
+    expect(windowRecordFields(spec.aggregates ?? {})).toEqual([
+      { name: "bytes", type: "number" },
+      { name: "v", type: "number" },
+    ]);
   });
 
   it.each([

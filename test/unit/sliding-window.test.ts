@@ -1,7 +1,7 @@
 /** Sliding event-time windows: each record counted in every window holding it, equal to a naive reference, batch boundaries irrelevant. */
 import { describe, expect, it } from "vitest";
-import { tumblingWindow } from "../../shared/operators/tumbling-window.ts";
-import type { WindowRecord, WindowResult } from "../../shared/wire/window-result.ts";
+import { windowAggregate } from "../../shared/operators/window-aggregate.ts";
+import type { FluxRecord, WindowResult } from "../../shared/wire/window-result.ts";
 import { spec } from "../helpers/fixtures.ts";
 import { rng } from "../helpers/rng.ts";
 
@@ -9,8 +9,8 @@ const SIZE = 1_000;
 const SLIDE = 250;
 const sliding = (latenessMs: number) => spec({ window: { kind: "sliding", sizeMs: SIZE, slideMs: SLIDE, allowedLatenessMs: latenessMs }, aggregates: { n: { op: "count" }, s: { op: "sum", field: "bytes" } } });
 
-function run(latenessMs: number, batches: WindowRecord[][]) {
-  const op = tumblingWindow(sliding(latenessMs));
+function run(latenessMs: number, batches: FluxRecord[][]) {
+  const op = windowAggregate(sliding(latenessMs));
   let state = op.init();
   const outputs: WindowResult[] = [];
   for (const batch of batches) state = op.process(state, batch, (o) => outputs.push(o));
@@ -18,7 +18,7 @@ function run(latenessMs: number, batches: WindowRecord[][]) {
 }
 
 /** Record at a time: windows are [k·slide, k·slide + size); closed once end ≤ max time − lateness. */
-function reference(latenessMs: number, records: WindowRecord[]) {
+function reference(latenessMs: number, records: FluxRecord[]) {
   const windows = new Map<string, { n: number; s: number }>();
   const closed = new Set<number>();
   let max = Number.NEGATIVE_INFINITY;
@@ -29,7 +29,7 @@ function reference(latenessMs: number, records: WindowRecord[]) {
       if (start + SIZE <= max - latenessMs || closed.has(start)) continue;
       const id = `${start}|${key}`;
       const w = windows.get(id) ?? { n: 0, s: 0 };
-      windows.set(id, { n: w.n + 1, s: w.s + (bytes ?? 0) });
+      windows.set(id, { n: w.n + 1, s: w.s + Number(bytes ?? 0) });
       counted = true;
     }
     if (!counted) late += 1;
@@ -58,7 +58,7 @@ describe("sliding windows", () => {
     for (let seed = 1; seed <= 40; seed++) {
       const r = rng(seed);
       const lateness = r.int(3) * 300;
-      const records: WindowRecord[] = Array.from({ length: 60 }, (_, i) => [`k${r.int(4)}`, i * 40 + r.int(600), r.int(10)]);
+      const records: FluxRecord[] = Array.from({ length: 60 }, (_, i) => [`k${r.int(4)}`, i * 40 + r.int(600), r.int(10)]);
       const whole = run(lateness, [records]);
       const split = run(lateness, records.map((rec) => [rec]));
       expect(split, `seed ${seed}`).toEqual(whole);

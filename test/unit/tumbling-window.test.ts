@@ -1,12 +1,11 @@
 /** The tumbling-window operator against a naive reference: aggregates, closing, lateness, snapshot/restore. */
 import { describe, expect, it } from "vitest";
 import { rng } from "../helpers/rng.ts";
-import { tumblingWindow } from "../../shared/operators/tumbling-window.ts";
+import { windowAggregate, type WindowAggregateState } from "../../shared/operators/window-aggregate.ts";
 import type { DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
-import type { TumblingWindowState } from "../../shared/wire/persisted.ts";
-import type { WindowRecord, WindowResult } from "../../shared/wire/window-result.ts";
+import type { FluxRecord, WindowResult } from "../../shared/wire/window-result.ts";
 
-type Spec = Pick<DataflowSpec, "window" | "aggregates">;
+type Spec = Required<Pick<DataflowSpec, "window" | "aggregates">>;
 
 /** count, and sum/min/max/avg of `v`, plus a sum of `w` to show each aggregate reads its own field. */
 function makeSpec(sizeMs: number, allowedLatenessMs = 0): Spec {
@@ -24,8 +23,8 @@ function makeSpec(sizeMs: number, allowedLatenessMs = 0): Spec {
 }
 
 /** Feeds batches to a fresh operator (or to `state`), collecting every emitted result. */
-function run(spec: Spec, batches: readonly (readonly WindowRecord[])[], state?: TumblingWindowState) {
-  const op = tumblingWindow(spec);
+function run(spec: Spec, batches: readonly (readonly FluxRecord[])[], state?: WindowAggregateState) {
+  const op = windowAggregate(spec);
   let s = state ?? op.init();
   const outputs: WindowResult[] = [];
   for (const batch of batches) s = op.process(s, batch, (r) => outputs.push(r));
@@ -35,7 +34,7 @@ function run(spec: Spec, batches: readonly (readonly WindowRecord[])[], state?: 
 const mulberry32 = (seed: number): (() => number) => rng(seed).next;
 
 /** Record-at-a-time reference: raw value lists per (start, key), closing after every record. */
-function reference(spec: Spec, records: readonly WindowRecord[]) {
+function reference(spec: Spec, records: readonly FluxRecord[]) {
   const { sizeMs, allowedLatenessMs } = spec.window;
   const open = new Map<number, Map<string, [number, number][]>>();
   const outputs: WindowResult[] = [];
@@ -63,7 +62,8 @@ function reference(spec: Spec, records: readonly WindowRecord[]) {
     }
     return out;
   };
-  for (const [key, t, v = 0, w = 0] of records) {
+  for (const [key, t, rawV = 0, rawW = 0] of records) {
+    const [v, w] = [Number(rawV), Number(rawW)];
     const start = Math.floor(t / sizeMs) * sizeMs;
     if (start + sizeMs <= maxTime - allowedLatenessMs) {
       late += 1;
@@ -79,10 +79,10 @@ function reference(spec: Spec, records: readonly WindowRecord[]) {
 }
 
 /** A random stream: mostly advancing time with jitter, a few far-late records, few keys. */
-function randomRecords(rng: () => number, count: number): WindowRecord[] {
+function randomRecords(rng: () => number, count: number): FluxRecord[] {
   const keys = ["a", "b", "c", "k1", "Z", "user:7"];
   let base = Math.floor(rng() * 2000) - 1000;
-  const records: WindowRecord[] = [];
+  const records: FluxRecord[] = [];
   for (let i = 0; i < count; i++) {
     base += Math.floor(rng() * 8);
     const jitter = rng() < 0.1 ? -Math.floor(rng() * 200) : Math.floor(rng() * 40) - 20;
@@ -93,8 +93,8 @@ function randomRecords(rng: () => number, count: number): WindowRecord[] {
 }
 
 /** Splits records into consecutive batches at random boundaries (some empty). */
-function randomSplit(rng: () => number, records: readonly WindowRecord[]): WindowRecord[][] {
-  const batches: WindowRecord[][] = [];
+function randomSplit(rng: () => number, records: readonly FluxRecord[]): FluxRecord[][] {
+  const batches: FluxRecord[][] = [];
   let i = 0;
   while (i < records.length) {
     const n = Math.floor(rng() * 12);
@@ -104,7 +104,7 @@ function randomSplit(rng: () => number, records: readonly WindowRecord[]): Windo
   return batches;
 }
 
-describe("tumblingWindow aggregates", () => {
+describe("windowAggregate aggregates", () => {
   it("computes count, sum, min, max and avg per key per window, each from its own field", () => {
     const { outputs } = run(makeSpec(10), [
       [["a", 1, 4, 100], ["b", 2, 7, 1], ["a", 3, -2, 200], ["a", 9, 10, 300], ["a", 12, 5, 0]],
@@ -126,7 +126,7 @@ describe("tumblingWindow aggregates", () => {
   });
 });
 
-describe("tumblingWindow closing", () => {
+describe("windowAggregate closing", () => {
   it("keeps a window open until the max event time reaches its end, then emits it closed", () => {
     const spec = makeSpec(10);
     const { op, state, outputs } = run(spec, [[["a", 0, 1, 0], ["a", 9, 1, 0]]]);
@@ -138,7 +138,7 @@ describe("tumblingWindow closing", () => {
 
   it("waits for allowed lateness beyond the window end before closing", () => {
     const spec = makeSpec(10, 5);
-    const op = tumblingWindow(spec);
+    const op = windowAggregate(spec);
     const state = op.init();
     const out: WindowResult[] = [];
     op.process(state, [["a", 3, 1, 0], ["a", 14, 1, 0]], (r) => out.push(r));
@@ -172,7 +172,7 @@ describe("tumblingWindow closing", () => {
   });
 });
 
-describe("tumblingWindow late records", () => {
+describe("windowAggregate late records", () => {
   it("drops and counts records whose window the watermark already passed, keeping those within lateness", () => {
     const spec = makeSpec(10, 5);
     const { op, state, outputs } = run(spec, [[["a", 3, 1, 0]], [["a", 22, 1, 0]], [["a", 4, 100, 0], ["a", 12, 7, 0]]]);
@@ -191,7 +191,7 @@ describe("tumblingWindow late records", () => {
   });
 });
 
-describe("tumblingWindow openResults", () => {
+describe("windowAggregate openResults", () => {
   const spec = makeSpec(10, 100);
   const { op, state } = run(spec, [
     [["b", 1, 1, 0], ["a", 2, 2, 0], ["a", 11, 3, 0], ["c", 25, 4, 0], ["a", 27, 5, 0]],
@@ -229,12 +229,12 @@ describe("tumblingWindow openResults", () => {
   });
 });
 
-describe("tumblingWindow keys", () => {
+describe("windowAggregate keys", () => {
   it("aggregates keys named like Object.prototype members like any other key", () => {
     const spec = makeSpec(10);
-    const records: WindowRecord[] = [["constructor", 1, 2, 0], ["toString", 2, 3, 0], ["hasOwnProperty", 3, 4, 0], ["x", 20, 0, 0]];
+    const records: FluxRecord[] = [["constructor", 1, 2, 0], ["toString", 2, 3, 0], ["hasOwnProperty", 3, 4, 0], ["x", 20, 0, 0]];
     const outputs: WindowResult[] = [];
-    const op = tumblingWindow(spec);
+    const op = windowAggregate(spec);
     expect(() => op.process(op.init(), records, (r) => outputs.push(r))).not.toThrow();
     expect(outputs.map((r) => [r.key, r.values.total])).toEqual([
       ["constructor", 2],
@@ -244,7 +244,7 @@ describe("tumblingWindow keys", () => {
   });
 });
 
-describe("tumblingWindow determinism", () => {
+describe("windowAggregate determinism", () => {
   it("gives identical outputs and state whatever the batch boundaries", () => {
     for (let seed = 1; seed <= 20; seed++) {
       const rng = mulberry32(seed);
@@ -269,7 +269,7 @@ describe("tumblingWindow determinism", () => {
       const golden = run(spec, batches);
       const first = run(spec, batches.slice(0, cut));
       const snapshot = JSON.stringify(first.state);
-      const restored = JSON.parse(snapshot) as TumblingWindowState;
+      const restored = JSON.parse(snapshot) as WindowAggregateState;
       const second = run(spec, batches.slice(cut), restored);
       expect([...first.outputs, ...second.outputs], `seed ${seed} cut ${cut}`).toEqual(golden.outputs);
       expect(second.state, `seed ${seed} cut ${cut}`).toEqual(golden.state);

@@ -4,11 +4,11 @@
  * single-node reference fed each distinct batch once.
  */
 import { describe, expect, it } from "vitest";
-import { tumblingWindow } from "../../shared/operators/tumbling-window.ts";
+import { windowAggregate } from "../../shared/operators/window-aggregate.ts";
 import { readResults } from "../../shared/router/read-results.ts";
 import { routeEvents } from "../../shared/ingest/route-events.ts";
 import { writeBatch } from "../../shared/router/write-batch.ts";
-import type { WindowRecord } from "../../shared/wire/window-result.ts";
+import type { FluxRecord } from "../../shared/wire/window-result.ts";
 import { MemoryCluster } from "../helpers/memory-cluster.ts";
 import { record, spec } from "../helpers/fixtures.ts";
 import { rng } from "../helpers/rng.ts";
@@ -47,10 +47,10 @@ async function runSeed(seed: number) {
     if (r.chance(0.3)) cluster.restart(replicaNames[r.int(replicaNames.length)] ?? "");
   }
 
-  const reference = tumblingWindow(s);
+  const reference = windowAggregate(s);
   let state = reference.init();
   for (const b of batches) {
-    const records: WindowRecord[] = b.events.map((e) => [e.page, e.ts, e.bytes]);
+    const records: FluxRecord[] = b.events.map((e) => [e.page, e.ts, e.bytes]);
     state = reference.process(state, records, () => {
       throw new Error("no window may close with this lateness");
     });

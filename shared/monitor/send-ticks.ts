@@ -1,0 +1,21 @@
+/**
+ * Clock ticks for idle partitions (see `shared/replica/clock-ticks.ts`): each monitor
+ * tick writes one tick into the log of every partition of a dataflow with
+ * `idleAdvanceMs`, through the same primary → standby → ack path as a client batch, so
+ * both replicas apply it at the same LSN. A partition that is failing over simply misses
+ * this tick; the next one carries a later time.
+ */
+import { TICK_PRODUCER, TICK_RECORDS } from "../replica/clock-ticks.ts";
+import { writePartition, type ReplicaPort } from "../router/write-partition.ts";
+import type { DataflowRecord } from "../wire/routing.ts";
+
+/** Sends `nowMs` as a tick to every partition whose route has a primary; failures are left for the next tick. */
+export async function sendClockTicks(port: ReplicaPort, record: DataflowRecord, nowMs: number): Promise<void> {
+  if (record.spec.idleAdvanceMs === undefined) return;
+  const tick = { producer: TICK_PRODUCER, seq: Math.floor(nowMs), records: TICK_RECORDS };
+  await Promise.all(
+    record.routes
+      .filter((route) => route.status === "healthy" || route.status === "degraded")
+      .map((route) => writePartition(port, route, tick).catch(() => undefined)),
+  );
+}

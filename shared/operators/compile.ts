@@ -1,0 +1,36 @@
+/**
+ * Turns a dataflow spec into what the runtime needs: the fields the router puts in each
+ * record, and the operator the replicas run (the built-in window aggregates, or a
+ * registered custom operator).
+ */
+import type { DataflowSpec } from "../wire/dataflow-spec.ts";
+import { bindOperator, type LiveOperator, type RecordField } from "./operator.ts";
+import { findOperator } from "./registry.ts";
+import { windowAggregate, windowRecordFields } from "./window-aggregate.ts";
+
+/** A compiled dataflow. */
+export interface CompiledDataflow {
+  /** Record layout: `[key, timeMs, ...values of these fields]`. */
+  fields: RecordField[];
+  /** The longest window any result spans, ms. */
+  maxWindowMs: number;
+  /** A live operator, fresh or restored from a checkpoint's operator snapshot. */
+  bind(snapshot?: unknown): LiveOperator;
+}
+
+/** Compiles a validated spec; throws if it names an operator that is no longer registered. */
+export function compileDataflow(spec: DataflowSpec): CompiledDataflow {
+  if (spec.operator) {
+    const registered = findOperator(spec.operator.name);
+    if (!registered) throw new Error(`operator '${spec.operator.name}' is not registered`);
+    return registered.compile(spec.operator.params);
+  }
+  const operator = windowAggregate(spec);
+  return { fields: windowRecordFields(spec.aggregates ?? {}), maxWindowMs: spec.window?.sizeMs ?? 0, bind: (snapshot) => bindOperator(operator, snapshot) };
+}
+
+/** The record fields of a spec (what the router extracts from each event). */
+export function recordFieldsOf(spec: DataflowSpec): RecordField[] {
+  if (spec.operator) return compileDataflow(spec).fields;
+  return windowRecordFields(spec.aggregates ?? {});
+}

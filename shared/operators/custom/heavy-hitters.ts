@@ -1,0 +1,168 @@
+/**
+ * Example custom operator: a per-source heavy-hitter / DoS detector for network flows.
+ * Key a dataflow by source address; each flow record carries its bytes and, optionally,
+ * its destination. Per tumbling event-time window the operator adds up bytes and
+ * packets (records) per source and counts distinct destinations exactly, up to the
+ * threshold. When a window closes it emits one alert per source that sent at least
+ * `minBytes` (a heavy hitter, e.g. a flood) or reached `minDestinations` distinct
+ * destinations (a fan-out, e.g. a scan). Nothing else is emitted, so state stays bounded
+ * by the sources active in open windows.
+ *
+ * It is written only against `Operator`: no logs, replicas or retries. The runtime makes
+ * its alerts exactly-once across crashes and fail-overs.
+ */
+import { z } from "zod";
+import { defineOperator } from "../define-operator.ts";
+import type { Emit, Operator, ResultFilter } from "../operator.ts";
+import { isAfter, type FluxRecord, type WindowResult } from "../../wire/window-result.ts";
+
+const FieldSchema = z.string().min(1).max(128);
+
+const ParamsSchema = z
+  .strictObject({
+    windowMs: z.number().int().min(1).max(86_400_000).default(10_000),
+    allowedLatenessMs: z.number().int().min(0).max(86_400_000).default(0),
+    bytesField: FieldSchema.default("bytes"),
+    destinationField: FieldSchema.optional(),
+    minBytes: z.number().positive().optional(),
+    minDestinations: z.number().int().min(1).max(10_000).optional(),
+  })
+  .refine((p) => p.minBytes !== undefined || p.minDestinations !== undefined, { message: "set minBytes, minDestinations or both", path: ["minBytes"] })
+  .refine((p) => p.minDestinations === undefined || p.destinationField !== undefined, { message: "minDestinations needs destinationField", path: ["destinationField"] });
+type Params = z.output<typeof ParamsSchema>;
+
+/** One source in one window: bytes, records, and up to `minDestinations` distinct destinations. */
+interface SourceTally {
+  bytes: number;
+  packets: number;
+  /** Distinct destinations seen, `$`-prefixed, as long as fewer than the threshold. */
+  dst: Record<string, 1>;
+  nDst: number;
+}
+
+interface HeavyHittersState {
+  maxTimeMs: number | null;
+  lateRecords: number;
+  /** Open windows by start (ms), then `$`-prefixed source. */
+  open: Record<string, Record<string, SourceTally>>;
+}
+
+function create(params: Params): Operator<HeavyHittersState> {
+  const { windowMs, allowedLatenessMs, minBytes, minDestinations } = params;
+  const tracksDestinations = minDestinations !== undefined;
+
+  const reasonOf = (t: SourceTally): string | null => {
+    const heavy = minBytes !== undefined && t.bytes >= minBytes;
+    const fanOut = minDestinations !== undefined && t.nDst >= minDestinations;
+    return heavy && fanOut ? "bytes+fan-out" : heavy ? "bytes" : fanOut ? "fan-out" : null;
+  };
+
+  const alert = (slot: string, start: number, t: SourceTally, reason: string, closed: boolean): WindowResult => {
+    const values: WindowResult["values"] = { bytes: t.bytes, packets: t.packets, reason };
+    if (tracksDestinations) values.destinations = t.nDst;
+    return { key: slot.slice(1), windowStartMs: start, windowEndMs: start + windowMs, values, closed };
+  };
+
+  const closeUpTo = (state: HeavyHittersState, watermarkMs: number, out: Emit<WindowResult>): void => {
+    const due = Object.keys(state.open)
+      .map(Number)
+      .filter((start) => start + windowMs <= watermarkMs)
+      .sort((a, b) => a - b);
+    for (const start of due) {
+      const bySource = state.open[start] ?? {};
+      for (const slot of Object.keys(bySource).sort()) {
+        const tally = bySource[slot];
+        const reason = tally ? reasonOf(tally) : null;
+        if (tally && reason) out(alert(slot, start, tally, reason, true));
+      }
+      delete state.open[start];
+    }
+  };
+
+  const advance = (state: HeavyHittersState, timeMs: number, out: Emit<WindowResult>): HeavyHittersState => {
+    if (state.maxTimeMs !== null && timeMs <= state.maxTimeMs) return state;
+    state.maxTimeMs = timeMs;
+    closeUpTo(state, timeMs - allowedLatenessMs, out);
+    return state;
+  };
+
+  return {
+    init: () => ({ maxTimeMs: null, lateRecords: 0, open: {} }),
+
+    process(state, records: readonly FluxRecord[], out) {
+      for (const [source, timeMs, bytes, destination] of records) {
+        const start = Math.floor(timeMs / windowMs) * windowMs;
+        if (state.maxTimeMs !== null && start + windowMs <= state.maxTimeMs - allowedLatenessMs) {
+          state.lateRecords += 1;
+          continue;
+        }
+        const bySource = (state.open[start] ??= {});
+        const tally = (bySource[`$${source}`] ??= { bytes: 0, packets: 0, dst: {}, nDst: 0 });
+        tally.bytes += typeof bytes === "number" ? bytes : 0;
+        tally.packets += 1;
+        if (minDestinations !== undefined && tally.nDst < minDestinations && destination !== undefined) {
+          const slot = `$${destination}`;
+          if (!Object.hasOwn(tally.dst, slot)) {
+            tally.dst[slot] = 1;
+            tally.nDst += 1;
+          }
+        }
+        advance(state, timeMs, out);
+      }
+      return state;
+    },
+
+    tick: advance,
+
+    restore(snapshot) {
+      if (!isState(snapshot)) throw new Error("heavy-hitters: malformed checkpoint state");
+      return snapshot;
+    },
+
+    openResults(state, filter: ResultFilter) {
+      const results: WindowResult[] = [];
+      for (const start of Object.keys(state.open).map(Number).sort((a, b) => a - b)) {
+        if (filter.toMs !== undefined && start >= filter.toMs) continue;
+        if (filter.fromMs !== undefined && start + windowMs <= filter.fromMs) continue;
+        const bySource = state.open[start] ?? {};
+        for (const slot of Object.keys(bySource).sort()) {
+          const tally = bySource[slot];
+          const reason = tally ? reasonOf(tally) : null;
+          if (!tally || !reason || (filter.key !== undefined && slot !== `$${filter.key}`)) continue;
+          if (filter.after && !isAfter({ windowStartMs: start, key: slot.slice(1) }, filter.after)) continue;
+          results.push(alert(slot, start, tally, reason, false));
+          if (filter.limit !== undefined && results.length >= filter.limit) return results;
+        }
+      }
+      return results;
+    },
+
+    lateRecords: (state) => state.lateRecords,
+  };
+}
+
+function isState(value: unknown): value is HeavyHittersState {
+  if (typeof value !== "object" || value === null) return false;
+  const s = value as Record<string, unknown>;
+  if (!(s.maxTimeMs === null || typeof s.maxTimeMs === "number") || typeof s.lateRecords !== "number") return false;
+  if (typeof s.open !== "object" || s.open === null) return false;
+  for (const bySource of Object.values(s.open as Record<string, unknown>)) {
+    if (typeof bySource !== "object" || bySource === null) return false;
+    for (const t of Object.values(bySource as Record<string, unknown>)) {
+      if (typeof t !== "object" || t === null) return false;
+      const tally = t as Record<string, unknown>;
+      if (typeof tally.bytes !== "number" || typeof tally.packets !== "number" || typeof tally.nDst !== "number") return false;
+      if (typeof tally.dst !== "object" || tally.dst === null) return false;
+    }
+  }
+  return true;
+}
+
+/** The registry entry: `"operator": { "name": "heavy-hitters", "params": { "minBytes": 1e9 } }`. */
+export const heavyHitters = defineOperator({
+  description: "Per-source heavy-hitter / fan-out (DoS, scan) detector over tumbling event-time windows",
+  params: ParamsSchema,
+  fields: (p) => [{ name: p.bytesField, type: "number" }, ...(p.destinationField === undefined ? [] : [{ name: p.destinationField, type: "string" as const }])],
+  maxWindowMs: (p) => p.windowMs,
+  create,
+});

@@ -1,0 +1,275 @@
+/**
+ * HyperLogLog distinct counting (Flajolet et al. 2007) over a 64-bit hash, with a sparse
+ * mode for small sets (after HLL++, Heule et al. 2013) and Ertl's (2017) estimator. The
+ * relative standard error is 1.04/√m with m = 2^p registers: ~1.6 % at p = 12, and ~95 %
+ * of estimates fall within ±2 standard errors (±3.3 %). Up to m/16 distinct values the
+ * count is exact barring a 25-bit hash collision (linear counting on 2^25 slots; < 0.01
+ * expected collisions at p = 12). State is a plain JSON value that depends only on the
+ * set of values added, not on their order or repetitions, so replicas agree byte for byte.
+ */
+
+/**
+ * HyperLogLog state: precision `p` (m = 2^p registers) and registers `r`. Dense `r` is a
+ * string with one char per register, char code `RANK_BASE + rank` (rank 0..65-p), about
+ * one byte per register in a checkpoint. While at most m/16 sparse slots are set, `r` is
+ * instead an ascending array of sparse entries `slot * 64 + rank` (slot: the hash's top
+ * 25 bits, rank 1..40 from the bits after them), one entry per slot.
+ */
+export interface HllState {
+  p: number;
+  r: string | number[];
+}
+
+/** Default precision: 4096 registers, standard error 1.04/√4096 ≈ 1.6 %. */
+export const HLL_PRECISION = 12;
+
+const MIN_PRECISION = 4;
+const MAX_PRECISION = 16;
+const SPARSE_PRECISION = 25;
+// '0': every register char is printable, and none needs a JSON escape below rank 44 ('\\').
+const RANK_BASE = 0x30;
+
+/**
+ * An empty sketch with 2^p registers. `p` must be an integer in [4, 16]; the default
+ * {@link HLL_PRECISION} suits nearly all uses (1.04/√m is asymptotic: at p = 4 the
+ * measured error is ~32 %, not 26 %). Throws a RangeError otherwise.
+ */
+export function hllCreate(p: number = HLL_PRECISION): HllState {
+  if (!Number.isInteger(p) || p < MIN_PRECISION || p > MAX_PRECISION) {
+    throw new RangeError(`HyperLogLog precision ${p} is not an integer in [${MIN_PRECISION}, ${MAX_PRECISION}]`);
+  }
+  return { p, r: [] };
+}
+
+/**
+ * Adds one value, compared by its UTF-16 code units (mutates and returns `state`). A value
+ * already seen never changes the state. Sparse adds cost O(m/16); dense ones O(1) unless a
+ * register grows, which rebuilds the string in O(m) but happens only O(m log(n/m)) times
+ * over n distinct values.
+ */
+export function hllAdd(state: HllState, value: string): HllState {
+  const entry = sparseEntry(value);
+  if (typeof state.r === "string") setRegister(state, entry);
+  else if (insertSparse(state.r, entry) && state.r.length > sparseLimit(state.p)) toDense(state);
+  return state;
+}
+
+/** The estimated number of distinct values added, rounded to an integer (0 when empty). */
+export function hllEstimate(state: HllState): number {
+  const { p, r } = state;
+  // Linear counting over the 2^25 sparse slots: the expected collision count is removed.
+  const slots = 2 ** SPARSE_PRECISION;
+  if (typeof r !== "string") return Math.round(-slots * Math.log1p(-r.length / slots));
+  // Ertl 2017, Algorithm 6: no empirical bias tables, and no bump where the classic
+  // estimator hands over from linear counting (~+1.6 % bias at n = 2.5m, measured).
+  const q = 64 - p;
+  const m = r.length;
+  const counts = new Array<number>(q + 2).fill(0);
+  for (let i = 0; i < m; i++) {
+    const rank = r.charCodeAt(i) - RANK_BASE;
+    counts[rank] = (counts[rank] ?? 0) + 1;
+  }
+  let z = m * tau(1 - (counts[q + 1] ?? 0) / m);
+  for (let k = q; k >= 1; k--) z = 0.5 * (z + (counts[k] ?? 0));
+  z += m * sigma((counts[0] ?? 0) / m);
+  return Math.round((m * m) / (2 * Math.LN2 * z));
+}
+
+/**
+ * Merges `other` into `into` (mutates and returns `into`; `other` is left as it is). The
+ * result is the sketch of the union: exactly the state adding both inputs would give.
+ * Throws a RangeError if the precisions differ.
+ */
+export function hllMerge(into: HllState, other: HllState): HllState {
+  if (into.p !== other.p) {
+    throw new RangeError(`cannot merge a HyperLogLog sketch of precision ${other.p} into one of precision ${into.p}`);
+  }
+  if (typeof other.r !== "string") {
+    for (const entry of other.r) {
+      if (typeof into.r === "string") setRegister(into, entry);
+      else insertSparse(into.r, entry);
+    }
+    if (typeof into.r !== "string" && into.r.length > sparseLimit(into.p)) toDense(into);
+    return into;
+  }
+  if (typeof into.r !== "string") toDense(into);
+  const a = into.r as string; // toDense made it a string
+  const b = other.r;
+  let merged = "";
+  let start = 0;
+  for (let i = 0; i < a.length; i++) {
+    if (b.charCodeAt(i) > a.charCodeAt(i)) {
+      merged += a.slice(start, i) + b.charAt(i);
+      start = i + 1;
+    }
+  }
+  if (start > 0) into.r = merged + a.slice(start);
+  return into;
+}
+
+/**
+ * Structural check for restoring a checkpoint, O(m): a precision in [4, 16] and either
+ * 2^p register chars with ranks in range, or at most m/16 ascending sparse entries with
+ * distinct slots and ranks in range.
+ */
+export function isHllState(value: unknown): value is HllState {
+  if (typeof value !== "object" || value === null) return false;
+  const { p, r } = value as Record<string, unknown>;
+  if (typeof p !== "number" || !Number.isInteger(p) || p < MIN_PRECISION || p > MAX_PRECISION) return false;
+  if (typeof r === "string") {
+    if (r.length !== 2 ** p) return false;
+    for (let i = 0; i < r.length; i++) {
+      const rank = r.charCodeAt(i) - RANK_BASE;
+      if (rank < 0 || rank > 65 - p) return false;
+    }
+    return true;
+  }
+  if (!Array.isArray(r) || r.length > sparseLimit(p)) return false;
+  let previousSlot = -1;
+  for (const entry of r as unknown[]) {
+    if (typeof entry !== "number" || !Number.isInteger(entry) || entry < 0) return false;
+    if (entry >= 2 ** (SPARSE_PRECISION + 6)) return false;
+    const rank = entry & 63;
+    if (entry >>> 6 <= previousSlot || rank < 1 || rank > 65 - SPARSE_PRECISION) return false;
+    previousSlot = entry >>> 6;
+  }
+  return true;
+}
+
+/** How many sparse entries a sketch keeps before going dense: a sparse checkpoint stays smaller. */
+function sparseLimit(p: number): number {
+  return 2 ** p / 16;
+}
+
+/**
+ * A value's sparse entry: the top 25 bits of its 64-bit hash as the slot, and as the rank
+ * the position of the first 1 bit in the 39 bits after them (40 if none).
+ */
+function sparseEntry(value: string): number {
+  const [h1, h2] = hash64(value);
+  const rest = (h1 << SPARSE_PRECISION) >>> 0;
+  let rank = 65 - SPARSE_PRECISION;
+  if (rest !== 0) rank = Math.clz32(rest) + 1;
+  else if (h2 !== 0) rank = 32 - SPARSE_PRECISION + Math.clz32(h2) + 1;
+  return (h1 >>> (32 - SPARSE_PRECISION)) * 64 + rank;
+}
+
+/**
+ * Inserts a sparse entry in sorted position, keeping one entry (the highest rank) per
+ * slot. Returns whether a new slot was added.
+ */
+function insertSparse(entries: number[], entry: number): boolean {
+  const slotStart = entry - (entry & 63);
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((entries[mid] ?? 0) < slotStart) lo = mid + 1;
+    else hi = mid;
+  }
+  const found = entries[lo];
+  if (found !== undefined && found - (found & 63) === slotStart) {
+    if (entry > found) entries[lo] = entry;
+    return false;
+  }
+  entries.splice(lo, 0, entry);
+  return true;
+}
+
+/** Converts a sparse sketch to dense registers; the result is what dense adds would give. */
+function toDense(state: HllState): void {
+  const entries = state.r as number[]; // only called on sparse sketches
+  state.r = String.fromCharCode(RANK_BASE).repeat(2 ** state.p);
+  for (const entry of entries) setRegister(state, entry);
+}
+
+/**
+ * Raises a dense register with a sparse entry. The register index is the slot's top p
+ * bits; the rank counts from the slot's remaining 25 - p bits, then the entry's own rank.
+ */
+function setRegister(state: HllState, entry: number): void {
+  const r = state.r as string; // only called on dense sketches
+  const shift = SPARSE_PRECISION - state.p;
+  const slot = entry >>> 6;
+  const low = slot & ((1 << shift) - 1);
+  const rank = low !== 0 ? Math.clz32(low) - (32 - shift) + 1 : shift + (entry & 63);
+  const index = slot >>> shift;
+  if (rank + RANK_BASE > r.charCodeAt(index)) {
+    state.r = r.slice(0, index) + String.fromCharCode(rank + RANK_BASE) + r.slice(index + 1);
+  }
+}
+
+/** Ertl's σ(x) = x + Σ_{k≥1} x^(2^k) 2^(k-1), for the share of empty registers. */
+function sigma(share: number): number {
+  if (share === 1) return Number.POSITIVE_INFINITY;
+  let x = share;
+  let y = 1;
+  let z = x;
+  let previous: number;
+  do {
+    x *= x;
+    previous = z;
+    z += x * y;
+    y += y;
+  } while (z !== previous);
+  return z;
+}
+
+/** Ertl's τ(x), for the share of registers that are not saturated. */
+function tau(share: number): number {
+  if (share === 0 || share === 1) return 0;
+  let x = share;
+  let y = 1;
+  let z = 1 - x;
+  let previous: number;
+  do {
+    x = Math.sqrt(x);
+    previous = z;
+    y *= 0.5;
+    z -= (1 - x) ** 2 * y;
+  } while (z !== previous);
+  return z / 3;
+}
+
+/**
+ * Two MurmurHash3_x86_32 hashes of the string's UTF-16LE bytes under different seeds, in
+ * one pass: 64 bits in all, so estimates stay unbiased far beyond 10^9 distinct values
+ * (a single 32-bit hash collides noticeably above ~10^8).
+ */
+function hash64(value: string): [number, number] {
+  let h1 = 0x9747b28c;
+  let h2 = 0x5bd1e995;
+  const units = value.length;
+  for (let i = 0; i + 1 < units; i += 2) {
+    const k = mixBlock(value.charCodeAt(i) | (value.charCodeAt(i + 1) << 16));
+    h1 = mixState(h1, k);
+    h2 = mixState(h2, k);
+  }
+  if (units & 1) {
+    const k = mixBlock(value.charCodeAt(units - 1));
+    h1 ^= k;
+    h2 ^= k;
+  }
+  return [fmix32(h1 ^ (units * 2)), fmix32(h2 ^ (units * 2))];
+}
+
+/** MurmurHash3's per-block key mix. */
+function mixBlock(block: number): number {
+  const k = Math.imul(block, 0xcc9e2d51);
+  return Math.imul((k << 15) | (k >>> 17), 0x1b873593);
+}
+
+/** MurmurHash3's per-block state update. */
+function mixState(h: number, k: number): number {
+  const x = h ^ k;
+  return (Math.imul((x << 13) | (x >>> 19), 5) + 0xe6546b64) | 0;
+}
+
+/** MurmurHash3's finaliser (full 32-bit avalanche), as an unsigned number. */
+function fmix32(h: number): number {
+  let x = h ^ (h >>> 16);
+  x = Math.imul(x, 0x85ebca6b);
+  x ^= x >>> 13;
+  x = Math.imul(x, 0xc2b2ae35);
+  return (x ^ (x >>> 16)) >>> 0;
+}

@@ -1,0 +1,248 @@
+/**
+ * Per-key event-time windows with count/sum/min/max/avg, approximate distinct
+ * (HyperLogLog) and top-k (Space-Saving) (DESIGN.md §3): tumbling, or sliding (a tumbling
+ * window is a sliding one whose slide is its size). A window [start, start+size) closes
+ * once the watermark (max event time seen, or ticked, minus allowed lateness) reaches its
+ * end; a record all of whose windows have closed is counted as late and dropped.
+ * Everything depends only on the records in log order, so replicas agree. Window starts
+ * are numeric strings and keys are stored `$`-prefixed, so no state key is ever a
+ * prototype member.
+ */
+import type { AggregateSpec, DataflowSpec } from "../wire/dataflow-spec.ts";
+import { isAfter, type AggregateValue, type FluxRecord, type WindowResult } from "../wire/window-result.ts";
+import type { Emit, Operator, RecordField, ResultFilter } from "./operator.ts";
+import { hllAdd, hllCreate, hllEstimate, isHllState, type HllState } from "./sketches/hyperloglog.ts";
+import { isTopKState, topKAdd, topKCreate, topKTop, type TopKState } from "./sketches/space-saving.ts";
+
+/** Running aggregates of one key in one window; `sum`/`min`/`max` are indexed by numeric field. */
+interface Accumulator {
+  n: number;
+  sum: number[];
+  min: number[];
+  max: number[];
+  /** One sketch per `distinct` aggregate, in spec order. */
+  hll?: HllState[];
+  /** One summary per `topk` aggregate, in spec order. */
+  top?: TopKState[];
+}
+
+/** Open windows by start (ms), then `$`-prefixed key. */
+export interface WindowAggregateState {
+  maxTimeMs: number | null;
+  lateRecords: number;
+  open: Record<string, Record<string, Accumulator>>;
+}
+
+/** The Space-Saving capacity of a `topk` aggregate that sets none. */
+function defaultCapacity(k: number): number {
+  return Math.max(8 * k, 64);
+}
+
+/** The fields records carry for a windowed spec: numeric ones (sorted), then those read as strings (sorted). */
+export function windowRecordFields(aggregates: Readonly<Record<string, AggregateSpec>>): RecordField[] {
+  const numbers = new Set<string>();
+  const strings = new Set<string>();
+  for (const agg of Object.values(aggregates)) {
+    if (agg.op === "sum" || agg.op === "min" || agg.op === "max" || agg.op === "avg") numbers.add(agg.field);
+    else if (agg.op === "distinct") strings.add(agg.field);
+    else if (agg.op === "topk") {
+      strings.add(agg.field);
+      if (agg.weight !== undefined) numbers.add(agg.weight);
+    }
+  }
+  return [...[...numbers].sort().map((name) => ({ name, type: "number" as const })), ...[...strings].sort().map((name) => ({ name, type: "string" as const }))];
+}
+
+/** The built-in operator; the optional parts of {@link Operator} it always has are required here. */
+type WindowAggregateOperator = Operator<WindowAggregateState> & Required<Pick<Operator<WindowAggregateState>, "tick" | "openResults" | "lateRecords">>;
+
+/**
+ * Builds the operator for a spec with a window and aggregates (throws without them);
+ * {@link windowRecordFields} fixes the record layout.
+ */
+export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates">): WindowAggregateOperator {
+  const { window, aggregates: specAggregates } = spec;
+  if (!window || !specAggregates) throw new Error("a dataflow without an operator needs window and aggregates");
+  const sizeMs = window.sizeMs;
+  // Tumbling windows are sliding windows that slide by their own size.
+  const slideMs = window.kind === "sliding" ? window.slideMs : sizeMs;
+  const latenessMs = window.allowedLatenessMs;
+  const fields = windowRecordFields(specAggregates);
+  const width = fields.filter((f) => f.type === "number").length;
+  // Record value position of a field read as a number / as a string.
+  const numberAt = (name: string) => fields.findIndex((f) => f.type === "number" && f.name === name);
+  const stringAt = (name: string) => fields.findIndex((f) => f.type === "string" && f.name === name);
+  const sketches = Object.values(specAggregates).flatMap((a) => (a.op === "distinct" ? [{ at: stringAt(a.field), precision: a.precision }] : []));
+  const summaries = Object.values(specAggregates).flatMap((a) =>
+    a.op === "topk" ? [{ at: stringAt(a.field), weightAt: a.weight === undefined ? -1 : numberAt(a.weight), capacity: a.capacity ?? defaultCapacity(a.k) }] : [],
+  );
+  let distinctOrdinal = 0;
+  let topOrdinal = 0;
+  const aggregates = Object.entries(specAggregates).map(([name, agg]) => ({
+    name,
+    agg,
+    index: agg.op === "count" ? -1 : agg.op === "distinct" ? distinctOrdinal++ : agg.op === "topk" ? topOrdinal++ : numberAt(agg.field),
+  }));
+
+  const toResult = (key: string, startMs: number, acc: Accumulator, closed: boolean): WindowResult => {
+    const values: Record<string, AggregateValue> = {};
+    for (const { name, agg, index } of aggregates) {
+      if (agg.op === "count") values[name] = acc.n;
+      else if (agg.op === "sum") values[name] = acc.sum[index] ?? 0;
+      else if (agg.op === "min") values[name] = acc.n === 0 ? null : (acc.min[index] ?? null);
+      else if (agg.op === "max") values[name] = acc.n === 0 ? null : (acc.max[index] ?? null);
+      else if (agg.op === "avg") values[name] = acc.n === 0 ? null : (acc.sum[index] ?? 0) / acc.n;
+      else if (agg.op === "distinct") {
+        const hll = acc.hll?.[index];
+        values[name] = hll ? hllEstimate(hll) : 0;
+      } else if (agg.op === "topk") {
+        const top = acc.top?.[index];
+        values[name] = top ? topKTop(top, agg.k) : [];
+      }
+    }
+    return { key, windowStartMs: startMs, windowEndMs: startMs + sizeMs, values, closed };
+  };
+
+  const closeUpTo = (state: WindowAggregateState, watermarkMs: number, out: Emit<WindowResult>): void => {
+    const due = Object.keys(state.open)
+      .map(Number)
+      .filter((start) => start + sizeMs <= watermarkMs)
+      .sort((a, b) => a - b);
+    for (const start of due) {
+      const byKey = state.open[start] ?? {};
+      for (const slot of Object.keys(byKey).sort()) {
+        const acc = byKey[slot];
+        if (acc) out(toResult(keyOfSlot(slot), start, acc, true));
+      }
+      delete state.open[start];
+    }
+  };
+
+  const addTo = (byKey: WindowAggregateState["open"][string], slot: string, values: readonly (number | string)[]): void => {
+    let acc = byKey[slot];
+    if (!acc) {
+      acc = { n: 0, sum: new Array<number>(width).fill(0), min: [], max: [] };
+      if (sketches.length > 0) acc.hll = sketches.map((s) => hllCreate(s.precision));
+      if (summaries.length > 0) acc.top = summaries.map((s) => topKCreate(s.capacity));
+      byKey[slot] = acc;
+    }
+    acc.n += 1;
+    for (let i = 0; i < width; i++) {
+      const value = values[i];
+      const x = typeof value === "number" ? value : 0;
+      acc.sum[i] = (acc.sum[i] ?? 0) + x;
+      const min = acc.min[i];
+      const max = acc.max[i];
+      if (min === undefined || x < min) acc.min[i] = x;
+      if (max === undefined || x > max) acc.max[i] = x;
+    }
+    if (acc.hll) for (let j = 0; j < sketches.length; j++) hllAdd(acc.hll[j] as HllState, String(values[(sketches[j] as { at: number }).at]));
+    if (acc.top) {
+      for (let j = 0; j < summaries.length; j++) {
+        const { at, weightAt } = summaries[j] as { at: number; weightAt: number };
+        const weight = weightAt < 0 ? 1 : values[weightAt];
+        topKAdd(acc.top[j] as TopKState, String(values[at]), typeof weight === "number" ? weight : 0);
+      }
+    }
+  };
+
+  const advance = (state: WindowAggregateState, timeMs: number, out: Emit<WindowResult>): WindowAggregateState => {
+    if (state.maxTimeMs !== null && timeMs <= state.maxTimeMs) return state;
+    state.maxTimeMs = timeMs;
+    closeUpTo(state, timeMs - latenessMs, out);
+    return state;
+  };
+
+  return {
+    init: () => ({ maxTimeMs: null, lateRecords: 0, open: {} }),
+
+    process(state, records: readonly FluxRecord[], out) {
+      let maxTimeMs = state.maxTimeMs ?? Number.NEGATIVE_INFINITY;
+      for (const record of records) {
+        const [key, timeMs, ...values] = record;
+        const watermarkMs = maxTimeMs - latenessMs;
+        const slot = slotOfKey(key);
+        let counted = false;
+        // Every window [start, start + size) holding timeMs, newest first; closed ones are skipped.
+        for (let start = Math.floor(timeMs / slideMs) * slideMs; start + sizeMs > timeMs; start -= slideMs) {
+          if (start + sizeMs <= watermarkMs) break;
+          addTo((state.open[start] ??= {}), slot, values);
+          counted = true;
+        }
+        if (!counted) {
+          state.lateRecords += 1;
+          continue;
+        }
+        if (timeMs > maxTimeMs) maxTimeMs = timeMs;
+      }
+      return maxTimeMs === Number.NEGATIVE_INFINITY ? state : advance(state, maxTimeMs, out);
+    },
+
+    tick: advance,
+
+    restore(snapshot) {
+      if (!isWindowAggregateState(snapshot)) throw new Error("window aggregate: malformed checkpoint state");
+      return snapshot;
+    },
+
+    openResults(state, filter: ResultFilter) {
+      const results: WindowResult[] = [];
+      const starts = Object.keys(state.open)
+        .map(Number)
+        .sort((a, b) => a - b);
+      for (const start of starts) {
+        if (filter.toMs !== undefined && start >= filter.toMs) continue;
+        if (filter.fromMs !== undefined && start + sizeMs <= filter.fromMs) continue;
+        const byKey = state.open[start] ?? {};
+        const slots = filter.key === undefined ? Object.keys(byKey).sort() : [slotOfKey(filter.key)];
+        for (const slot of slots) {
+          const acc = byKey[slot];
+          const key = keyOfSlot(slot);
+          if (!acc || (filter.after && !isAfter({ windowStartMs: start, key }, filter.after))) continue;
+          results.push(toResult(key, start, acc, false));
+          if (filter.limit !== undefined && results.length >= filter.limit) return results;
+        }
+      }
+      return results;
+    },
+
+    lateRecords: (state) => state.lateRecords,
+  };
+}
+
+const isNumberArray = (value: unknown): value is number[] => Array.isArray(value) && value.every((x) => typeof x === "number");
+
+/**
+ * Checked with plain loops rather than a schema: a checkpoint of a large partition holds
+ * millions of accumulators, and a schema per entry made loading it take seconds.
+ */
+function isWindowAggregateState(value: unknown): value is WindowAggregateState {
+  if (typeof value !== "object" || value === null) return false;
+  const s = value as Record<string, unknown>;
+  if (!(s.maxTimeMs === null || typeof s.maxTimeMs === "number") || typeof s.lateRecords !== "number") return false;
+  if (typeof s.open !== "object" || s.open === null) return false;
+  for (const byKey of Object.values(s.open as Record<string, unknown>)) {
+    if (typeof byKey !== "object" || byKey === null) return false;
+    for (const a of Object.values(byKey as Record<string, unknown>)) {
+      if (typeof a !== "object" || a === null) return false;
+      const acc = a as Record<string, unknown>;
+      if (typeof acc.n !== "number" || !isNumberArray(acc.sum) || !isNumberArray(acc.min) || !isNumberArray(acc.max)) return false;
+      if (acc.hll !== undefined && !(Array.isArray(acc.hll) && acc.hll.every(isHllState))) return false;
+      if (acc.top !== undefined && !(Array.isArray(acc.top) && acc.top.every(isTopKState))) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Keys are stored with a `$` prefix so that user keys such as `__proto__` or
+ * `constructor` can never collide with Object.prototype members; the prefix keeps the
+ * sort order of the keys themselves.
+ */
+function slotOfKey(key: string): string {
+  return `$${key}`;
+}
+
+function keyOfSlot(slot: string): string {
+  return slot.slice(1);
+}
