@@ -12,7 +12,7 @@ import type { DataflowRecord } from "../wire/routing.ts";
 /** Sends `nowMs` as a tick to every partition whose route has a primary; failures are left for the next tick. */
 export async function sendClockTicks(port: ReplicaPort, record: DataflowRecord, nowMs: number): Promise<void> {
   if (record.spec.idleAdvanceMs === undefined) return;
-  const tick = { producer: TICK_PRODUCER, seq: Math.floor(nowMs), records: TICK_RECORDS };
+  const tick = { producer: TICK_PRODUCER, seq: Math.max(1, Math.floor(nowMs)), records: TICK_RECORDS };
   await Promise.all(
     record.routes
       .filter((route) => route.status === "healthy" || route.status === "degraded")

@@ -72,6 +72,11 @@ export class ClusterHarness {
     for (let i = 0; i < maxTicks && this.record.routes.some((r) => r.status !== "healthy"); i++) await this.tick();
   }
 
+  /** What the results API would serve now, merged across partitions. */
+  results() {
+    return readResults(async (name, epoch, filter) => this.cluster.host(name).readResults(epoch, filter), this.record, {});
+  }
+
   /** Asserts the served results equal a single-node run over each acknowledged batch once. */
   async expectExactResults(message: string): Promise<void> {
     const op = windowAggregate(this.spec);
@@ -83,7 +88,7 @@ export class ClusterHarness {
       seen.add(id);
       state = op.process(state, b.events.map((e): FluxRecord => [e.page, e.ts, e.bytes]), () => {});
     }
-    const { results } = await readResults(async (name, epoch, filter) => this.cluster.host(name).readResults(epoch, filter), this.record, {});
+    const { results } = await this.results();
     expect(results, message).toEqual(op.openResults(state, {}));
   }
 }

@@ -1,11 +1,16 @@
 /**
- * `npm run sim -- --seeds N [--from S] [--both-down] [--variant V]` runs the simulator
+ * `npm run sim -- --seeds N [--from S] [--both-down] [--variant V] [--workload W]` runs the simulator
  * over N seeds; `npm run sim -- --seed S --trace [...]` replays one seed with its trace.
  * Exits non-zero when any seed violates an invariant.
  */
 import { describeFailures, runSeeds } from "./run-seeds.ts";
 import { runSimulation } from "./run-simulation.ts";
 import { isVariant, VARIANTS } from "./variants.ts";
+import { WORKLOADS, type Workload } from "./sim-world.ts";
+
+function isWorkload(name: string): name is Workload {
+  return (WORKLOADS as readonly string[]).includes(name);
+}
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(name);
@@ -19,7 +24,9 @@ const variantName = args.includes("--variant") ? args[args.indexOf("--variant") 
 if (variantName !== null && !isVariant(variantName)) {
   throw new Error(`unknown variant '${variantName}'; one of: ${Object.keys(VARIANTS).join(", ")}`);
 }
-const options = { bothDown: flag("--both-down"), variant: variantName };
+const workload = args.includes("--workload") ? args[args.indexOf("--workload") + 1] ?? "" : "window";
+if (!isWorkload(workload)) throw new Error(`unknown workload '${workload}'; one of: ${WORKLOADS.join(", ")}`);
+const options = { bothDown: flag("--both-down"), variant: variantName, workload };
 
 if (args.includes("--seed")) {
   const seed = value("--seed", 1);

@@ -4,7 +4,7 @@
  * each partition's output cursor; then the run settles and the invariants are checked.
  */
 import { partitionFor } from "../../shared/partitioner.ts";
-import { monitorLoop, produce, readLoop } from "./sim-actors.ts";
+import { monitorLoop, monitorTick, produce, readLoop } from "./sim-actors.ts";
 import { checkSettled, checkWriters } from "./sim-checks.ts";
 import { faultLoop } from "./sim-faults.ts";
 import { HEARTBEAT_MS, SETTLE_LIMIT_MS, SimWorld, type Batch, type SimOptions } from "./sim-world.ts";
@@ -40,6 +40,9 @@ export async function runSimulation(seed: number, options: SimOptions = {}): Pro
   await settle(w);
   settled = true;
   await w.clock.run(w.clock.now + 1_000);
+  const lastTick = monitorTick(w, false);
+  await w.clock.run(w.clock.now + 1_000);
+  await lastTick;
   finalChecks(w, total);
   return { seed, violations: w.violations, trace: w.trace, stats: { batches: total, faults: w.faults, simMs: w.clock.now } };
 }
@@ -80,7 +83,7 @@ function finalChecks(w: SimWorld, total: number): void {
     const primary = w.replicas.host(route.primary);
     const standby = route.standby ? w.replicas.host(route.standby) : null;
     const results = primary.readResults(route.epoch, {});
-    const counted = results.status === "ok" ? results.results.reduce((n, r) => n + (Number(r.values.n ?? 0)), 0) : -1;
+    const counted = results.status === "ok" ? results.results.reduce((n, r) => n + Number(r.values.n ?? r.values.packets ?? 0), 0) : -1;
     const outputs = (name: string | null) => (name ? JSON.stringify(w.replicas.replica(name).storage.outputs) : "");
     checkSettled(
       { partition: route.partition, primary: primary.status(), standby: standby?.status() ?? null, counted, primaryOutputs: outputs(route.primary), standbyOutputs: outputs(route.standby) },

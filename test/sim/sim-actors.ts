@@ -15,30 +15,38 @@ export async function monitorLoop(w: SimWorld, stopAt: () => boolean): Promise<v
   while (!stopAt()) {
     await w.clock.sleep(HEARTBEAT_MS);
     if (!w.coordinatorUp) continue;
-    const dies = w.rng.chance(0.05);
-    let callsLeft = dies ? w.rng.int(12) : Number.POSITIVE_INFINITY;
-    const alive = () => callsLeft-- > 0;
-    const inner = w.replicas.port(40, 20);
-    const port = new Proxy(inner, {
-      get: (target, key: keyof MonitorPort) => (...args: never[]) =>
-        alive() ? (target[key] as (...a: never[]) => Promise<unknown>)(...args) : Promise.reject(new Error("monitor died")),
-    }) as MonitorPort;
-    const save = async (r: DataflowRecord, h: HealthMap) => {
-      if (!alive()) throw new Error("monitor died");
-      for (const e of r.events.slice(w.record().events.length)) w.log(`monitor: ${e.kind} p${e.partition}: ${e.detail}`);
-      if (w.variant === "promotion-without-fencing") unfence(r, w.lastSaved);
-      w.stored = JSON.stringify(r);
-      w.storedHealth = JSON.stringify(h);
-      w.lastSaved = new Map(r.routes.map((x) => [x.partition, { epoch: x.epoch, primary: x.primary }]));
-    };
-    const health = HealthMapSchema.parse(JSON.parse(w.storedHealth));
-    try {
-      await runMonitorTick(port, { save }, [{ record: w.load(), health }], w.clock.now, { failAfterMisses: 2, locationHints: [], missSpacingMs: 25 });
-    } catch (err) {
-      w.log(`monitor tick died: ${String(err)}`);
-    }
-    if (dies) w.log("monitor died mid-tick");
+    await monitorTick(w, w.rng.chance(0.05));
   }
+}
+
+/**
+ * One monitor tick; with `dies`, the monitor stops after a random number of calls. The
+ * real monitor never stops for good, so a run ends with one tick that completes: it
+ * finishes whatever a dead tick left half-written (a clock tick logged by the primary only).
+ */
+export async function monitorTick(w: SimWorld, dies: boolean): Promise<void> {
+  let callsLeft = dies ? w.rng.int(12) : Number.POSITIVE_INFINITY;
+  const alive = () => callsLeft-- > 0;
+  const inner = w.replicas.port(40, 20);
+  const port = new Proxy(inner, {
+    get: (target, key: keyof MonitorPort) => (...args: never[]) =>
+      alive() ? (target[key] as (...a: never[]) => Promise<unknown>)(...args) : Promise.reject(new Error("monitor died")),
+  }) as MonitorPort;
+  const save = async (r: DataflowRecord, h: HealthMap) => {
+    if (!alive()) throw new Error("monitor died");
+    for (const e of r.events.slice(w.record().events.length)) w.log(`monitor: ${e.kind} p${e.partition}: ${e.detail}`);
+    if (w.variant === "promotion-without-fencing") unfence(r, w.lastSaved);
+    w.stored = JSON.stringify(r);
+    w.storedHealth = JSON.stringify(h);
+    w.lastSaved = new Map(r.routes.map((x) => [x.partition, { epoch: x.epoch, primary: x.primary }]));
+  };
+  const health = HealthMapSchema.parse(JSON.parse(w.storedHealth));
+  try {
+    await runMonitorTick(port, { save }, [{ record: w.load(), health }], w.clock.now, { failAfterMisses: 2, locationHints: [], missSpacingMs: 25 });
+  } catch (err) {
+    w.log(`monitor tick died: ${String(err)}`);
+  }
+  if (dies) w.log("monitor died mid-tick");
 }
 
 /** The promotion-without-fencing variant: a takeover keeps the old epoch. */

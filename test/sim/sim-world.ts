@@ -19,6 +19,21 @@ export interface SimOptions {
   /** Take both replicas of a partition down at once (checks `unavailable`). */
   bothDown?: boolean;
   trace?: boolean;
+  /** What the dataflow runs: window aggregates (default), the heavy-hitters custom operator, or windows closed by clock ticks. */
+  workload?: Workload;
+}
+
+export const WORKLOADS = ["window", "heavy-hitters", "ticks"] as const;
+export type Workload = (typeof WORKLOADS)[number];
+
+/** The dataflow of each workload; every one reports each record once (`n`, or `packets` per source). */
+function workloadSpec(workload: Workload, partitions: number): unknown {
+  const base = { stream: "s", key: "k", timeField: "ts", partitions };
+  const window = { window: { kind: "tumbling", sizeMs: 100 }, aggregates: { n: { op: "count" }, v: { op: "sum", field: "v" } } };
+  if (workload === "window") return { ...base, ...window };
+  if (workload === "ticks") return { ...base, ...window, idleAdvanceMs: 0 };
+  // Every source that sent anything alerts (one destination suffices), so `packets` counts every record.
+  return { ...base, operator: { name: "heavy-hitters", params: { windowMs: 100, bytesField: "v", destinationField: "k", minDestinations: 1 } } };
 }
 
 export type Batch = { producer: string; seq: number; events: { k: string; ts: number; v: number }[] };
@@ -57,14 +72,7 @@ export class SimWorld {
     const log = (line: string) => this.log(line);
     const tuning = { dedupWindow: 256, checkpointEvery: 1 + this.rng.int(4) };
     this.replicas = new SimReplicas(this.clock, this.rng, { maxLatencyMs: 8, slowMs: 200, duplicateChance: 0.05, tuning, variant: this.variant }, log);
-    this.spec = DataflowSpecSchema.parse({
-      stream: "s",
-      key: "k",
-      timeField: "ts",
-      window: { kind: "tumbling", sizeMs: 100 },
-      aggregates: { n: { op: "count" }, v: { op: "sum", field: "v" } },
-      partitions: 1 + this.rng.int(3),
-    });
+    this.spec = DataflowSpecSchema.parse(workloadSpec(options.workload ?? "window", 1 + this.rng.int(3)));
     this.stored = JSON.stringify({ ...planDataflow("df", this.spec, 0), ready: true });
     this.initial = this.record();
     for (const route of this.initial.routes) {
