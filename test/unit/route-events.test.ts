@@ -207,3 +207,38 @@ describe("routeEvents problems", () => {
     `);
   });
 });
+
+describe("routeEvents projection and string fields", () => {
+  const projected = () =>
+    makeSpec({
+      project: { user: "who.name", ts: "at", bytes: "size.bytes", latency: "ms", dst: "net.dst" },
+      aggregates: { n: { op: "count" }, total: { op: "sum", field: "bytes" }, slow: { op: "max", field: "latency" }, dsts: { op: "distinct", field: "dst" } },
+    });
+  const nested = { who: { name: "alice" }, at: 5000, size: { bytes: 10 }, ms: 3, net: { dst: "10.0.0.9" } };
+
+  it("reads key, time and fields through the projection's dotted paths; strings come after numbers", () => {
+    expect(routed(projected(), [nested])).toEqual([[partitionFor("alice", 8), ["alice", 5000, 10, 3, "10.0.0.9"]]]);
+    // Numbers are accepted where a string is read, as their decimal text.
+    expect(routed(projected(), [{ ...nested, net: { dst: 42 } }])[0]?.[1]).toEqual(["alice", 5000, 10, 3, "42"]);
+  });
+
+  it("names the projected field when its path is missing or of the wrong type", () => {
+    const { problems } = problemsOf([{ ...nested, size: {} }, { ...nested, who: "alice" }, { ...nested, net: { dst: true } }], projected());
+    expect(problems.map((p) => [p.index, p.field])).toEqual([
+      [0, "bytes"],
+      [1, "user"],
+      [2, "dst"],
+    ]);
+  });
+
+  it("filters on the event as posted, before the projection", () => {
+    const s = makeSpec({ ...projected(), filter: { field: "ms", op: "gt", value: 5 } });
+    expect(routed(s, [nested, { ...nested, ms: 9 }]).map(([, r]) => r[3])).toEqual([9]);
+  });
+
+  it("is refused at creation when a used field is not projected, naming where it is used", () => {
+    const result = DataflowSpecSchema.safeParse({ ...projected(), project: { user: "u", ts: "t" } });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((i) => i.path.join("."))).toEqual(["aggregates.total.field", "aggregates.slow.field", "aggregates.dsts.field"]);
+  });
+});
