@@ -14,7 +14,9 @@ import { errorResponse, onError, onNotFound } from "./http-errors.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { dataflowRoutes } from "./routes/dataflows.ts";
 import { eventsRoutes } from "./routes/events.ts";
+import { operatorRoutes } from "./routes/operators.ts";
 import { resultsRoutes } from "./routes/results.ts";
+import { streamRoutes } from "./routes/streams.ts";
 import { statusRoutes } from "./routes/status.ts";
 import { subscribeRoutes } from "./routes/subscribe.ts";
 
@@ -57,6 +59,8 @@ export function createApp(): Hono<AppEnv> {
   app.route("/v1/dataflows", resultsRoutes);
   app.route("/v1/dataflows", subscribeRoutes);
   app.route("/v1/streams", eventsRoutes);
+  app.route("/v1/streams", streamRoutes);
+  app.route("/v1/operators", operatorRoutes);
   app.route("/v1/status", statusRoutes);
   app.route("/v1/admin", adminRoutes);
   return app;

@@ -7,7 +7,7 @@ import { replicaPort as replicaPortWithDeadline } from "../durable-objects/repli
 import type { FluxConfig } from "../shared/config.ts";
 import { FluxError } from "../shared/errors.ts";
 import { COORDINATOR_NAME } from "../shared/names.ts";
-import type { RoutingCache } from "../shared/router/routing-cache.ts";
+import type { RoutingCache, StreamRouting } from "../shared/router/routing-cache.ts";
 import type { ReplicaPort } from "../shared/router/write-partition.ts";
 import type { DataflowRecord } from "../shared/wire/routing.ts";
 
@@ -42,22 +42,21 @@ export function reportFailure(env: Env, waitUntil: (promise: Promise<unknown>) =
 }
 
 /**
- * Ready dataflows reading `stream`, from the cache unless `fresh` or expired. If the
- * coordinator cannot answer, stale cached routing is used rather than failing.
+ * Ready dataflows reading `stream` and its declared schema, from the cache unless `fresh`
+ * or expired. If the coordinator cannot answer, stale cached routing is used rather than failing.
  */
-export async function dataflowsForStream(env: Env, cache: RoutingCache, stream: string, fresh: boolean): Promise<DataflowRecord[]> {
+export async function routeStream(env: Env, cache: RoutingCache, stream: string, fresh: boolean): Promise<StreamRouting> {
   const now = Date.now();
   const cached = fresh ? undefined : cache.get(stream, now);
   if (cached) return cached;
-  let all: DataflowRecord[];
+  let routing: StreamRouting;
   try {
-    all = await coordinatorStub(env).listDataflows();
+    routing = await coordinatorStub(env).routeStream(stream);
   } catch (err) {
     const stale = cache.get(stream, Number.NEGATIVE_INFINITY);
     if (stale) return stale;
     throw new FluxError("UNAVAILABLE", `the coordinator did not answer: ${err instanceof Error ? err.message : String(err)}`, undefined, { cause: err });
   }
-  const records = all.filter((record) => record.ready && !record.deleting && record.spec.stream === stream);
-  cache.set(stream, records, now);
-  return records;
+  cache.set(stream, routing, now);
+  return routing;
 }

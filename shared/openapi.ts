@@ -10,10 +10,15 @@ import {
   DataflowResponseSchema,
   DeleteDataflowResponseSchema,
   FaultResponseSchema,
+  OperatorListResponseSchema,
   PutDataflowResponseSchema,
+  PutStreamResponseSchema,
   ResultsResponseSchema,
   StatusResponseSchema,
+  StreamListResponseSchema,
+  StreamResponseSchema,
 } from "./wire/api.ts";
+import { StreamSchemaSchema } from "./wire/stream-schema.ts";
 import { DataflowSpecSchema } from "./wire/dataflow-spec.ts";
 import { IngestResponseSchema, ProducerHeadersSchema } from "./wire/ingest.ts";
 import { ResultsQuerySchema } from "./wire/results-query.ts";
@@ -76,6 +81,22 @@ export function buildOpenApi(): Record<string, unknown> {
           responses: { "200": ok("deleted", DeleteDataflowResponseSchema), "202": ok("some replicas still to clear", DeleteDataflowResponseSchema), "404": error("no such dataflow"), ...common },
         },
       },
+      "/v1/streams": { get: { summary: "List streams with a declared schema", responses: { "200": ok("the streams", StreamListResponseSchema), ...common } } },
+      "/v1/streams/{stream}": {
+        parameters: [pathParam("stream", "stream name")],
+        put: {
+          summary: "Declare (or replace) a stream's event schema; events are then validated against it",
+          requestBody: { required: true, content: json(StreamSchemaSchema, "input") },
+          responses: {
+            "201": ok("declared", PutStreamResponseSchema),
+            "200": ok("replaced, or unchanged", PutStreamResponseSchema),
+            "409": error("a dataflow reading the stream would not fit the new schema"),
+            ...common,
+          },
+        },
+        get: { summary: "Show a stream's schema", responses: { "200": ok("the stream", StreamResponseSchema), "404": error("no declared schema"), ...common } },
+      },
+      "/v1/operators": { get: { summary: "Registered custom operators and their parameters", responses: { "200": ok("the operators", OperatorListResponseSchema), ...common } } },
       "/v1/streams/{stream}/events": {
         post: {
           summary: "Post a batch of events (JSON array or NDJSON); idempotent per Flux-Producer-Id and Flux-Seq",
@@ -103,7 +124,8 @@ export function buildOpenApi(): Record<string, unknown> {
       },
       "/v1/dataflows/{id}/subscribe": {
         get: {
-          summary: "Closed windows as Server-Sent Events from a cursor (query `cursor` or header Last-Event-ID); each event's id is the cursor after it",
+          summary:
+            "Closed windows as Server-Sent Events from a cursor (query `cursor` or header Last-Event-ID); each event's id is the cursor after it. With `Upgrade: websocket`, the same as WebSocket text messages `{type: \"window\", cursor, ...event}`, then `{type: \"end\", cursor}`",
           parameters: [
             pathParam("id", "dataflow id"),
             { name: "cursor", in: "query", required: false, schema: schemaOf(CursorTextSchema, "input") },
@@ -111,6 +133,7 @@ export function buildOpenApi(): Record<string, unknown> {
           ],
           responses: {
             "200": { description: "text/event-stream of `window` events", content: { "text/event-stream": { schema: schemaOf(SubscriptionEventSchema, "output") } } },
+            "101": { description: "switched to a WebSocket (request sent `Upgrade: websocket`)" },
             "404": error("no such dataflow"),
             ...common,
           },

@@ -29,7 +29,11 @@ export const dataflowRoutes = new Hono<AppEnv>()
   .put("/:id", zValidator("param", IdParamSchema, onInvalid), zValidator("json", DataflowSpecSchema, onInvalid), async (c) => {
     const { id } = c.req.valid("param");
     const spec = c.req.valid("json");
-    const result = await askCoordinator(c.env, (co) => co.putDataflow(id, spec));
+    const result = await askCoordinator(c.env, async (co) => co.putDataflow(id, spec));
+    if (result.status === "invalid") {
+      const where = result.problems.map((p) => `${p.path.join(".")}: ${p.message}`).join("; ");
+      throw new FluxError("INVALID_REQUEST", `the spec does not fit the schema of stream '${spec.stream}': ${where}`, { issues: result.problems });
+    }
     if (result.status === "deleting") {
       throw new FluxError("SPEC_CONFLICT", `dataflow '${id}' is being deleted; create it again once the DELETE has finished`);
     }

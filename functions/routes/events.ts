@@ -12,7 +12,8 @@ import { routeEvents } from "../../shared/ingest/route-events.ts";
 import { NameSchema } from "../../shared/wire/dataflow-spec.ts";
 import { ProducerHeadersSchema, type IngestResponse } from "../../shared/wire/ingest.ts";
 import type { AppEnv } from "../app-env.ts";
-import { dataflowsForStream, replicaPort, reportFailure } from "../cluster.ts";
+import { checkStreamEvents } from "../../shared/ingest/check-stream-events.ts";
+import { replicaPort, reportFailure, routeStream } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
 import { writeBatch } from "../../shared/router/write-batch.ts";
 
@@ -36,15 +37,16 @@ export const eventsRoutes = new Hono<AppEnv>().post(
         limit: config.maxBatchEvents,
       });
     }
-    const dataflows = await dataflowsForStream(c.env, c.var.routingCache, stream, false);
+    const { dataflows, schema } = await routeStream(c.env, c.var.routingCache, stream, false);
     if (dataflows.length === 0) throw new FluxError("UNKNOWN_STREAM", `no dataflow reads stream '${stream}'`);
+    if (schema) checkStreamEvents(stream, schema, events);
     const receivedAtMs = Date.now();
     const routed = dataflows.map((record) => ({
       record,
       subBatches: routeEvents(record.spec, events, receivedAtMs, config.maxKeyLength),
     }));
     const results = await writeBatch(replicaPort(c.env, config), routed, { producer, seq }, () =>
-      dataflowsForStream(c.env, c.var.routingCache, stream, true),
+      routeStream(c.env, c.var.routingCache, stream, true).then((routing) => routing.dataflows),
     ).catch((err: unknown) => {
       if (err instanceof FluxError && err.code === "UNAVAILABLE") {
         // Fresh routing for the client's retry, and a probe now rather than at the next heartbeat.

@@ -12,7 +12,7 @@ import { passes } from "../wire/filter.ts";
 import type { FluxRecord } from "../wire/window-result.ts";
 
 /** At most this many problems are listed in an error's details. */
-const MAX_REPORTED_PROBLEMS = 20;
+export const MAX_REPORTED_PROBLEMS = 20;
 
 /**
  * Largest magnitude accepted for an aggregated field: sums of many such values stay

@@ -181,7 +181,7 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
     tick: advance,
 
     restore(snapshot) {
-      if (!isWindowAggregateState(snapshot)) throw new Error("window aggregate: malformed checkpoint state");
+      if (!isWindowAggregateState(snapshot, sketches.length, summaries.length)) throw new Error("window aggregate: malformed checkpoint state");
       return snapshot;
     },
 
@@ -210,13 +210,19 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
   };
 }
 
+/** Whether `value` holds exactly `count` items passing `check`; with count 0, it must be absent. */
+function hasEach(value: unknown, count: number, check: (item: unknown) => boolean): boolean {
+  if (count === 0) return value === undefined;
+  return Array.isArray(value) && value.length === count && value.every(check);
+}
+
 const isNumberArray = (value: unknown): value is number[] => Array.isArray(value) && value.every((x) => typeof x === "number");
 
 /**
  * Checked with plain loops rather than a schema: a checkpoint of a large partition holds
  * millions of accumulators, and a schema per entry made loading it take seconds.
  */
-function isWindowAggregateState(value: unknown): value is WindowAggregateState {
+function isWindowAggregateState(value: unknown, sketchCount: number, summaryCount: number): value is WindowAggregateState {
   if (typeof value !== "object" || value === null) return false;
   const s = value as Record<string, unknown>;
   if (!(s.maxTimeMs === null || typeof s.maxTimeMs === "number") || typeof s.lateRecords !== "number") return false;
@@ -227,8 +233,8 @@ function isWindowAggregateState(value: unknown): value is WindowAggregateState {
       if (typeof a !== "object" || a === null) return false;
       const acc = a as Record<string, unknown>;
       if (typeof acc.n !== "number" || !isNumberArray(acc.sum) || !isNumberArray(acc.min) || !isNumberArray(acc.max)) return false;
-      if (acc.hll !== undefined && !(Array.isArray(acc.hll) && acc.hll.every(isHllState))) return false;
-      if (acc.top !== undefined && !(Array.isArray(acc.top) && acc.top.every(isTopKState))) return false;
+      // Exactly one sketch per `distinct` and one summary per `topk` aggregate (none: no field).
+      if (!hasEach(acc.hll, sketchCount, isHllState) || !hasEach(acc.top, summaryCount, isTopKState)) return false;
     }
   }
   return true;

@@ -4,10 +4,17 @@
  * cached, so a new dataflow is visible at once.
  */
 import type { DataflowRecord } from "../wire/routing.ts";
+import type { StreamSchema } from "../wire/stream-schema.ts";
+
+/** What a router needs to accept a batch for a stream: the dataflows reading it and its declared schema. */
+export interface StreamRouting {
+  dataflows: DataflowRecord[];
+  schema: StreamSchema | null;
+}
 
 /** Per-isolate cache; time is passed in so the cache stays pure. */
 export class RoutingCache {
-  readonly #entries = new Map<string, { records: DataflowRecord[]; fetchedAtMs: number }>();
+  readonly #entries = new Map<string, { routing: StreamRouting; fetchedAtMs: number }>();
 
   readonly ttlMs: number;
 
@@ -17,18 +24,18 @@ export class RoutingCache {
   }
 
   /**
-   * Cached dataflows reading `stream`, or undefined when absent or expired at `nowMs`.
+   * Cached routing of `stream`, or undefined when absent or expired at `nowMs`.
    * Pass `-Infinity` as `nowMs` to get an entry however old (the coordinator is down).
    */
-  get(stream: string, nowMs: number): DataflowRecord[] | undefined {
+  get(stream: string, nowMs: number): StreamRouting | undefined {
     const entry = this.#entries.get(stream);
     if (!entry || nowMs - entry.fetchedAtMs >= this.ttlMs) return undefined;
-    return entry.records;
+    return entry.routing;
   }
 
-  /** Stores a non-empty lookup result. */
-  set(stream: string, records: DataflowRecord[], nowMs: number): void {
-    if (records.length > 0 && this.ttlMs > 0) this.#entries.set(stream, { records, fetchedAtMs: nowMs });
+  /** Stores a lookup result that has dataflows. */
+  set(stream: string, routing: StreamRouting, nowMs: number): void {
+    if (routing.dataflows.length > 0 && this.ttlMs > 0) this.#entries.set(stream, { routing, fetchedAtMs: nowMs });
   }
 
   /** Marks one stream's entry expired (after a stale-epoch answer or a failed write), keeping it as a fallback. */

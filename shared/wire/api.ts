@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { DataflowSpecSchema } from "./dataflow-spec.ts";
 import { ReplicaStatusSchema } from "./replica-rpc.ts";
+import { StreamRecordSchema } from "./stream-schema.ts";
 import { WindowResultSchema } from "./window-result.ts";
 
 const PartitionViewSchema = z.object({
@@ -68,3 +69,13 @@ export const StatusResponseSchema = z.object({
 export type StatusResponse = z.infer<typeof StatusResponseSchema>;
 
 export const FaultResponseSchema = z.object({ replica: z.string(), fault: z.string().nullable(), injected: z.string() });
+
+export const PutStreamResponseSchema = z.object({ status: z.enum(["created", "updated", "unchanged"]), stream: StreamRecordSchema });
+export const StreamResponseSchema = z.object({ stream: StreamRecordSchema });
+export const StreamListResponseSchema = z.object({ streams: z.array(StreamRecordSchema) });
+
+/** `GET /v1/operators`: the registered custom operators and the JSON Schema of their parameters. */
+export const OperatorListResponseSchema = z.object({
+  operators: z.array(z.object({ name: z.string(), description: z.string(), params: z.record(z.string(), z.unknown()) })),
+});
+export type OperatorListResponse = z.infer<typeof OperatorListResponseSchema>;

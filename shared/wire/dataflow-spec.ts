@@ -121,28 +121,40 @@ export const DataflowSpecSchema = z
       if (!spec.window) ctx.addIssue({ code: "custom", path: ["window"], message: "window is required (or an operator)" });
       if (!spec.aggregates) ctx.addIssue({ code: "custom", path: ["aggregates"], message: "aggregates are required (or an operator)" });
     }
-    const fields = referencedFields(spec);
-    const registered = spec.operator && findOperator(spec.operator.name);
-    const params = registered && spec.operator ? registered.params.safeParse(spec.operator.params) : null;
-    if (registered && params?.success) {
-      for (const { name } of registered.compile(params.data).fields) fields.push({ path: ["operator", "params"], field: name });
-    }
-    for (const { path, field } of fields) {
+    for (const { path, field } of fieldUses(spec)) {
       if (spec.project && !Object.hasOwn(spec.project, field)) ctx.addIssue({ code: "custom", path, message: `'${field}' is not a field of project` });
     }
   });
 export type DataflowSpec = z.output<typeof DataflowSpecSchema>;
 
-/** Every field the key, time and aggregates read, with where the spec names it. */
-function referencedFields(spec: Omit<DataflowSpec, "operator">): { path: (string | number)[]; field: string }[] {
-  const found: { path: (string | number)[]; field: string }[] = [];
-  if (typeof spec.key === "string") found.push({ path: ["key"], field: spec.key });
-  else spec.key.forEach((field, i) => found.push({ path: ["key", i], field }));
-  if (spec.timeField !== undefined) found.push({ path: ["timeField"], field: spec.timeField });
+/** What a spec needs of a field: a key, an event time, a number, a string (or number), or anything. */
+type FieldNeed = "key" | "time" | "number" | "string";
+
+/** One place a spec reads a field (after projection): where the spec names it and what it needs. */
+export interface FieldUse {
+  path: (string | number)[];
+  field: string;
+  need: FieldNeed;
+}
+
+/**
+ * Every field the key, time, aggregates and operator read, with where the spec names it.
+ * Operator parameters that fail their schema contribute nothing (that is reported apart).
+ */
+export function fieldUses(spec: Omit<DataflowSpec, "partitions" | "replication">): FieldUse[] {
+  const found: FieldUse[] = [];
+  if (typeof spec.key === "string") found.push({ path: ["key"], field: spec.key, need: "key" });
+  else spec.key.forEach((field, i) => found.push({ path: ["key", i], field, need: "key" }));
+  if (spec.timeField !== undefined) found.push({ path: ["timeField"], field: spec.timeField, need: "time" });
   for (const [name, agg] of Object.entries(spec.aggregates ?? {})) {
     if (agg.op === "count") continue;
-    found.push({ path: ["aggregates", name, "field"], field: agg.field });
-    if (agg.op === "topk" && agg.weight !== undefined) found.push({ path: ["aggregates", name, "weight"], field: agg.weight });
+    found.push({ path: ["aggregates", name, "field"], field: agg.field, need: agg.op === "distinct" || agg.op === "topk" ? "string" : "number" });
+    if (agg.op === "topk" && agg.weight !== undefined) found.push({ path: ["aggregates", name, "weight"], field: agg.weight, need: "number" });
+  }
+  const registered = spec.operator && findOperator(spec.operator.name);
+  const params = registered && spec.operator ? registered.params.safeParse(spec.operator.params) : null;
+  if (registered && params?.success) {
+    for (const { name, type } of registered.compile(params.data).fields) found.push({ path: ["operator", "params"], field: name, need: type });
   }
   return found;
 }

@@ -40,6 +40,14 @@ function countNodes(expr: FilterExpr): number {
   return 1;
 }
 
+/** The fields a filter reads. */
+export function filterFields(expr: FilterExpr): string[] {
+  if ("and" in expr) return expr.and.flatMap(filterFields);
+  if ("or" in expr) return expr.or.flatMap(filterFields);
+  if ("not" in expr) return filterFields(expr.not);
+  return [expr.field];
+}
+
 /**
  * Whether `event` passes. A missing field reads as null. Ordering comparisons hold only
  * between two numbers or two strings; any other pair compares false.

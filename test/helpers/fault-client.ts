@@ -38,7 +38,7 @@ export async function routing(id: string): Promise<{ partition: number; epoch: n
 }
 
 /** Posts until acknowledged; only retryable 503s are allowed along the way. @returns the statuses seen. */
-export async function postUntilAcked(stream: string, producer: string, seq: number, events: Event[], onlyPartition?: number, maxAttempts = 25): Promise<number[]> {
+export async function postUntilAcked(stream: string, producer: string, seq: number, events: readonly object[], onlyPartition?: number, maxAttempts = 25): Promise<number[]> {
   const seen: number[] = [];
   for (let attempt = 0; attempt < maxAttempts; attempt++) {
     const res = await postEvents(stream, producer, seq, events);

@@ -20,7 +20,10 @@ describe("buildOpenApi", () => {
       "/v1/dataflows/{id}/results",
       "/v1/dataflows/{id}/subscribe",
       "/v1/openapi.json",
+      "/v1/operators",
       "/v1/status",
+      "/v1/streams",
+      "/v1/streams/{stream}",
       "/v1/streams/{stream}/events",
     ]);
     expect(Object.keys(doc.paths["/v1/dataflows/{id}"] ?? {}).sort()).toEqual(["delete", "get", "parameters", "put"]);

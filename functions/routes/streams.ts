@@ -1,0 +1,36 @@
+/** `PUT /v1/streams/{stream}` (declare a schema), `GET /v1/streams`, `GET /v1/streams/{stream}`. */
+import { Hono } from "hono";
+import { zValidator } from "@hono/zod-validator";
+import { z } from "zod";
+import { FluxError } from "../../shared/errors.ts";
+import { NameSchema } from "../../shared/wire/dataflow-spec.ts";
+import { StreamSchemaSchema } from "../../shared/wire/stream-schema.ts";
+import type { AppEnv } from "../app-env.ts";
+import { askCoordinator } from "../cluster.ts";
+import { onInvalid } from "../http-errors.ts";
+
+const StreamParamSchema = z.object({ stream: NameSchema });
+
+export const streamRoutes = new Hono<AppEnv>()
+  .put("/:stream", zValidator("param", StreamParamSchema, onInvalid), zValidator("json", StreamSchemaSchema, onInvalid), async (c) => {
+    const { stream } = c.req.valid("param");
+    const schema = c.req.valid("json");
+    const result = await askCoordinator(c.env, async (co) => co.putStream(stream, schema));
+    if (result.status === "conflict") {
+      const where = result.problems.map((p) => `${p.path.join(".")}: ${p.message}`).join("; ");
+      throw new FluxError("SPEC_CONFLICT", `dataflow '${result.dataflow}' reads stream '${stream}' and would not fit this schema: ${where}`, {
+        dataflow: result.dataflow,
+        issues: result.problems,
+      });
+    }
+    // Routers pick the new schema up when their cached routing expires (FLUX_ROUTING_CACHE_MS); this one at once.
+    c.var.routingCache.expire(stream);
+    return c.json({ status: result.status, stream: result.stream }, result.status === "created" ? 201 : 200);
+  })
+  .get("/", async (c) => c.json({ streams: await askCoordinator(c.env, async (co) => co.listStreams()) }))
+  .get("/:stream", zValidator("param", StreamParamSchema, onInvalid), async (c) => {
+    const { stream } = c.req.valid("param");
+    const record = await askCoordinator(c.env, async (co) => co.getStream(stream));
+    if (!record) throw new FluxError("UNKNOWN_STREAM", `stream '${stream}' has no declared schema`);
+    return c.json({ stream: record });
+  });
