@@ -243,3 +243,46 @@ describe("parseFluxConfig", () => {
     },
   );
 });
+
+describe("DataflowSpecSchema: distinct, top-k, projection, ticks, operators", () => {
+  it.each([
+    ["distinct without a field", { d: { op: "distinct" } }, "aggregates.d.field"],
+    ["distinct precision below 4", { d: { op: "distinct", field: "x", precision: 3 } }, "aggregates.d.precision"],
+    ["distinct precision above 14", { d: { op: "distinct", field: "x", precision: 15 } }, "aggregates.d.precision"],
+    ["topk without k", { t: { op: "topk", field: "x" } }, "aggregates.t.k"],
+    ["topk k 0", { t: { op: "topk", field: "x", k: 0 } }, "aggregates.t.k"],
+    ["topk k over 100", { t: { op: "topk", field: "x", k: 101 } }, "aggregates.t.k"],
+    ["topk capacity below k", { t: { op: "topk", field: "x", k: 10, capacity: 5 } }, "aggregates.t.capacity"],
+    ["topk capacity over 1000", { t: { op: "topk", field: "x", k: 10, capacity: 1001 } }, "aggregates.t.capacity"],
+    ["topk with an empty weight", { t: { op: "topk", field: "x", k: 1, weight: "" } }, "aggregates.t.weight"],
+  ])("rejects %s, naming it", (_what, aggregates, path) => {
+    expect(issuePaths(specWith({ aggregates }))).toEqual([path]);
+  });
+
+  it("applies the defaults of distinct and keeps topk as given", () => {
+    const spec = DataflowSpecSchema.parse(specWith({ aggregates: { d: { op: "distinct", field: "x" }, t: { op: "topk", field: "y", k: 3, weight: "b" } } }));
+    expect(spec.aggregates).toEqual({ d: { op: "distinct", field: "x", precision: 12 }, t: { op: "topk", field: "y", k: 3, weight: "b" } });
+  });
+
+  it.each([
+    ["a path with an empty step", { project: { user: "a..b" } }, "project.user"],
+    ["a negative idleAdvanceMs", { idleAdvanceMs: -1 }, "idleAdvanceMs"],
+    ["a fractional idleAdvanceMs", { idleAdvanceMs: 0.5 }, "idleAdvanceMs"],
+  ])("rejects %s, naming it", (_what, patch, path) => {
+    expect(issuePaths(specWith(patch))).toEqual([path]);
+  });
+
+  it("rejects an empty projection, and names the key it leaves out", () => {
+    expect(issuePaths(specWith({ project: {} }))).toEqual(["project", "key"]);
+  });
+
+  it("requires window and aggregates unless an operator is named, and refuses both", () => {
+    expect(issuePaths({ stream: "s", key: "k" })).toEqual(["window", "aggregates"]);
+    const operator = { name: "heavy-hitters", params: { minBytes: 1 } };
+    expect(DataflowSpecSchema.safeParse({ stream: "s", key: "k", operator }).success).toBe(true);
+    expect(issuePaths({ ...minimal, operator })).toEqual(["window", "aggregates"]);
+    expect(issuePaths({ stream: "s", key: "k", operator: { name: "heavy-hitters", params: { minBytes: 1, nested: { a: 1 } } } })).toEqual([
+      "operator.params.nested",
+    ]);
+  });
+});
