@@ -22,7 +22,7 @@ import { StreamSchemaSchema } from "./wire/stream-schema.ts";
 import { DataflowSpecSchema } from "./wire/dataflow-spec.ts";
 import { IngestResponseSchema, ProducerHeadersSchema } from "./wire/ingest.ts";
 import { ResultsQuerySchema } from "./wire/results-query.ts";
-import { CursorTextSchema, SubscriptionEventSchema } from "./wire/subscription.ts";
+import { CursorTextSchema, SubscriptionEventSchema, SubscriptionMessageSchema } from "./wire/subscription.ts";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -133,7 +133,10 @@ export function buildOpenApi(): Record<string, unknown> {
           ],
           responses: {
             "200": { description: "text/event-stream of `window` events", content: { "text/event-stream": { schema: schemaOf(SubscriptionEventSchema, "output") } } },
-            "101": { description: "switched to a WebSocket (request sent `Upgrade: websocket`)" },
+            "101": {
+              description: "switched to a WebSocket (request sent `Upgrade: websocket`); each text message is one of these",
+              content: { "application/json": { schema: schemaOf(SubscriptionMessageSchema, "output") } },
+            },
             "404": error("no such dataflow"),
             ...common,
           },

@@ -10,7 +10,7 @@ import { zValidator } from "@hono/zod-validator";
 import { z } from "zod";
 import { FluxError } from "../../shared/errors.ts";
 import { NameSchema } from "../../shared/wire/dataflow-spec.ts";
-import { CursorTextSchema, parseCursor, type SubscriptionEvent } from "../../shared/wire/subscription.ts";
+import { CursorTextSchema, parseCursor, type SubscriptionMessage } from "../../shared/wire/subscription.ts";
 import type { AppEnv } from "../app-env.ts";
 import { readableDataflow } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
@@ -22,11 +22,6 @@ const QuerySchema = z.strictObject({
   maxMs: z.string().regex(/^\d{1,6}$/, "milliseconds, at most 300000").transform(Number).refine((ms) => ms <= 300_000, "at most 300000").optional(),
 });
 
-/**
- * One WebSocket text message. TODO: move into `shared/wire/subscription.ts` as a schema
- * (and the OpenAPI description) once that file is free to edit.
- */
-type SubscriptionMessage = ({ type: "window"; cursor: string } & SubscriptionEvent) | { type: "end"; cursor: string };
 
 export const subscribeRoutes = new Hono<AppEnv>().get(
   "/:id/subscribe",

@@ -34,3 +34,10 @@ export const SubscriptionEventSchema = z.object({
   values: z.record(z.string(), AggregateValueSchema),
 });
 export type SubscriptionEvent = z.infer<typeof SubscriptionEventSchema>;
+
+/** One text message of the WebSocket variant: a window with the cursor after it, or the end of the stream. */
+export const SubscriptionMessageSchema = z.discriminatedUnion("type", [
+  SubscriptionEventSchema.extend({ type: z.literal("window"), cursor: z.string() }),
+  z.object({ type: z.literal("end"), cursor: z.string() }),
+]);
+export type SubscriptionMessage = z.infer<typeof SubscriptionMessageSchema>;
