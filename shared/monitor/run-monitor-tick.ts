@@ -49,7 +49,6 @@ export async function runMonitorTick(
             syncStandby(port, route, statusOf(probes, route.primary), route.standby ? statusOf(probes, route.standby) : null).catch(() => undefined),
           ),
         );
-        await sendClockTicks(port, record, nowMs);
         let attached = false;
         for (const route of record.routes) {
           if (route.status !== "recovering") continue;
@@ -64,6 +63,8 @@ export async function runMonitorTick(
         await store.save(record, health);
         // A standby was attached under a new epoch: tell both replicas now, not a heartbeat later.
         if (attached) await reconcile(port, record, probes);
+        // Last, so a slow tick write never delays fail-over or recovery; only to replicas that answered.
+        await sendClockTicks(port, record, nowMs, (name) => statusOf(probes, name) !== null);
       }),
   );
   return { recoveryPending: budget.calls <= 0 };

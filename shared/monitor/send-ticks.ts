@@ -9,13 +9,17 @@ import { TICK_PRODUCER, TICK_RECORDS } from "../replica/clock-ticks.ts";
 import { writePartition, type ReplicaPort } from "../router/write-partition.ts";
 import type { DataflowRecord } from "../wire/routing.ts";
 
-/** Sends `nowMs` as a tick to every partition whose route has a primary; failures are left for the next tick. */
-export async function sendClockTicks(port: ReplicaPort, record: DataflowRecord, nowMs: number): Promise<void> {
+/**
+ * Sends `nowMs` as a tick to every healthy or degraded partition whose replicas all
+ * `answered` this tick's probes (a hung one would hold the monitor for a call timeout);
+ * failures are left for the next tick.
+ */
+export async function sendClockTicks(port: ReplicaPort, record: DataflowRecord, nowMs: number, answered: (name: string) => boolean): Promise<void> {
   if (record.spec.idleAdvanceMs === undefined) return;
   const tick = { producer: TICK_PRODUCER, seq: Math.max(1, Math.floor(nowMs)), records: TICK_RECORDS };
   await Promise.all(
     record.routes
-      .filter((route) => route.status === "healthy" || route.status === "degraded")
+      .filter((route) => (route.status === "healthy" || route.status === "degraded") && answered(route.primary) && (route.standby === null || answered(route.standby)))
       .map((route) => writePartition(port, route, tick).catch(() => undefined)),
   );
 }
