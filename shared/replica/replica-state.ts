@@ -53,6 +53,15 @@ export function emptyReplicaState(meta: ReplicaMeta, checkpoint?: Checkpoint): R
   return { meta, operator, maxWindowMs: compiled.maxWindowMs, dedup, pending: [], sinceCheckpoint: 0, charsSinceCheckpoint: 0, lastCheckpointChars: 0 };
 }
 
+/**
+ * What a log entry counts towards the next checkpoint, characters: its records, but at
+ * least a row's overhead, so a partition that only receives clock ticks still
+ * checkpoints (and trims its log) now and then.
+ */
+export function logWeight(entry: LogEntry): number {
+  return Math.max(entry.records.length, 16);
+}
+
 /** Applies one stable log entry (a batch or a clock tick) to the operator. */
 export function applyEntry(state: ReplicaState, entry: LogEntry, out: Emit<WindowResult>): void {
   const tickMs = tickTimeOf(entry, state.meta.spec.idleAdvanceMs);
@@ -83,7 +92,7 @@ export function restoreReplicaState(
       recordSeq(state.dedup, entry.producer, entry.seq, tuning.dedupWindow);
       appliedLsn = entry.lsn;
       state.sinceCheckpoint += 1;
-      state.charsSinceCheckpoint += entry.records.length;
+      state.charsSinceCheckpoint += logWeight(entry);
     } else {
       state.pending.push(entry);
     }

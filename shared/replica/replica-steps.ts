@@ -7,7 +7,7 @@ import { highestSeq, judgeSeq, recordSeq } from "../dedup.ts";
 import type { Refusal } from "../wire/replica-rpc.ts";
 import type { AckStandby, AckStandbyReply, ApplyBatch, ApplyBatchReply, InitReplica, Replicate, ReplicateReply } from "../wire/replica-rpc.ts";
 import type { Checkpoint, LogEntry, Role } from "../wire/persisted.ts";
-import { applyEntry, type ReplicaEffects, type ReplicaState, type ReplicaTuning } from "./replica-state.ts";
+import { applyEntry, logWeight, type ReplicaEffects, type ReplicaState, type ReplicaTuning } from "./replica-state.ts";
 
 /** A step's outcome: the reply to send and the writes to make first. */
 export interface StepResult<Reply> {
@@ -119,7 +119,7 @@ function applyStable(state: ReplicaState, entries: readonly LogEntry[], tuning: 
     recordSeq(state.dedup, entry.producer, entry.seq, tuning.dedupWindow);
     meta.appliedLsn = entry.lsn;
     state.sinceCheckpoint += 1;
-    state.charsSinceCheckpoint += entry.records.length;
+    state.charsSinceCheckpoint += logWeight(entry);
   }
   // A checkpoint writes the whole state, so it also waits until the log since the last one
   // is a quarter of that size: checkpoint cost stays proportional to the data ingested,

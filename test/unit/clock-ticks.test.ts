@@ -64,4 +64,20 @@ describe("clock ticks", () => {
     expect(results.every((r) => r.closed)).toBe(true);
     expect(results.map((r) => [r.key, r.values.n])).toEqual([["a", 3], ["b", 3], ["c", 3], ["d", 3]]);
   });
+
+  it("let a partition that only receives ticks checkpoint and trim its log now and then", async () => {
+    const h = new ClusterHarness({ window, idleAdvanceMs: 1_000_000_000 });
+    const pages = Array.from({ length: 200 }, (_, i) => `page-${i}`);
+    await h.post({ producer: "c", seq: 1, events: pages.map((page, i) => ({ page, ts: i, bytes: i })) });
+    const primary = h.record.routes[0]?.primary ?? "";
+    // The first checkpoint comes after a few entries; later ones once the log since is a quarter of the state.
+    for (let i = 0; i < 10; i++) await h.tick();
+    const first = h.cluster.host(primary).status();
+    expect(first?.checkpointLsn).toBeGreaterThan(0);
+    for (let i = 0; i < 300; i++) await h.tick();
+    const later = h.cluster.host(primary).status();
+    expect(later?.lsn).toBeGreaterThan((first?.lsn ?? 0) + 250);
+    expect(later?.checkpointLsn).toBeGreaterThan(first?.lsn ?? 0);
+    expect(h.cluster.storages.get(primary)?.log.size).toBeLessThan(300);
+  });
 });
