@@ -69,14 +69,31 @@ const spec = {
 };
 const put = await api("PUT", "/v1/dataflows/clicks-per-page", spec);
 if (put.status !== 200 && put.status !== 201) console.error("demo dataflow:", put.status, await put.text());
+// A second dataflow on the same stream: sliding windows, approximate distinct users, top users by bytes,
+// and clock ticks so windows close even when a partition goes quiet.
+const usersSpec = {
+  stream: "clicks",
+  key: "page",
+  timeField: "ts",
+  window: { kind: "sliding", sizeMs: 30_000, slideMs: 10_000 },
+  // Events without a user (like the README's first example) are left to the other dataflow.
+  filter: { field: "user", op: "ne", value: null },
+  aggregates: { users: { op: "distinct", field: "user" }, topUsers: { op: "topk", field: "user", k: 3, weight: "bytes" } },
+  idleAdvanceMs: 2_000,
+  partitions: 2,
+};
+const putUsers = await api("PUT", "/v1/dataflows/users-per-page", usersSpec);
+if (putUsers.status !== 200 && putUsers.status !== 201) console.error("demo dataflow:", putUsers.status, await putUsers.text());
 
 console.log(`
 Flux is running on ${base} (workerd, state in .wrangler/state)
   token:   ${token}   (from .dev.vars)
   status:  curl -H 'authorization: Bearer ${token}' ${base}/v1/status
   results: curl -H 'authorization: Bearer ${token}' '${base}/v1/dataflows/clicks-per-page/results?key=home'
+           curl -H 'authorization: Bearer ${token}' '${base}/v1/dataflows/users-per-page/results?key=home'
+  live:    curl -N -H 'authorization: Bearer ${token}' '${base}/v1/dataflows/users-per-page/subscribe'
   post:    curl -H 'authorization: Bearer ${token}' -H 'flux-producer-id: me' -H 'flux-seq: 1' \\
-             -H 'content-type: application/json' -d '[{"page":"home","ts":${Date.now()},"bytes":512}]' \\
+             -H 'content-type: application/json' -d '[{"page":"home","user":"u1","ts":${Date.now()},"bytes":512}]' \\
              ${base}/v1/streams/clicks/events
   chaos:   curl -H 'authorization: Bearer ${adminToken}' -H 'content-type: application/json' -d '{"kind":"crash"}' \
              ${base}/v1/admin/replicas/clicks-per-page%2Fp0%2Fg0/fault     (then watch /v1/status; "heal" undoes it)
@@ -94,6 +111,7 @@ if (withLoad) {
       seq += 1;
       const events = Array.from({ length: 20 }, () => ({
         page: pages[Math.floor(Math.random() * pages.length)],
+        user: `u${Math.floor(Math.random() * 50)}`,
         ts: Date.now(),
         bytes: Math.floor(Math.random() * 4096),
       }));

@@ -184,8 +184,14 @@ export class Coordinator extends DurableObject<Env> {
     return value === undefined ? null : StreamRecordSchema.parse(value);
   }
 
+  /**
+   * Probe history is soft state that the next probes rebuild: one stored by an older
+   * version that no longer parses is dropped (the monitor starts counting afresh) rather
+   * than stopping every monitor tick.
+   */
   #health(id: string): HealthMap {
-    return HealthMapSchema.parse(this.ctx.storage.kv.get(HEALTH + id) ?? {});
+    const parsed = HealthMapSchema.safeParse(this.ctx.storage.kv.get(HEALTH + id) ?? {});
+    return parsed.success ? parsed.data : {};
   }
 
   /** Replica calls with the configured deadlines, placing replicas by their records' location hints. */
