@@ -10,7 +10,8 @@ import { writePartition, type ReplicaPort } from "../router/write-partition.ts";
 import type { DataflowRecord } from "../wire/routing.ts";
 
 /**
- * Sends `nowMs` as a tick to every healthy or degraded partition whose replicas all
+ * Sends `nowMs` as a tick to every available partition (healthy, degraded or being
+ * recovered: client writes go on then too) whose routed replicas all
  * `answered` this tick's probes (a hung one would hold the monitor for a call timeout);
  * failures are left for the next tick.
  */
@@ -19,7 +20,7 @@ export async function sendClockTicks(port: ReplicaPort, record: DataflowRecord, 
   const tick = { producer: TICK_PRODUCER, seq: Math.max(1, Math.floor(nowMs)), records: TICK_RECORDS };
   await Promise.all(
     record.routes
-      .filter((route) => (route.status === "healthy" || route.status === "degraded") && answered(route.primary) && (route.standby === null || answered(route.standby)))
+      .filter((route) => route.status !== "unavailable" && answered(route.primary) && (route.standby === null || answered(route.standby)))
       .map((route) => writePartition(port, route, tick).catch(() => undefined)),
   );
 }

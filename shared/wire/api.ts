@@ -3,7 +3,7 @@
  * and the OpenAPI document (`shared/openapi.ts`) is generated from the same schemas.
  */
 import { z } from "zod";
-import { DataflowSpecSchema } from "./dataflow-spec.ts";
+import { StoredDataflowSpecSchema } from "./dataflow-spec.ts";
 import { ReplicaStatusSchema } from "./replica-rpc.ts";
 import { StreamRecordSchema } from "./stream-schema.ts";
 import { WindowResultSchema } from "./window-result.ts";
@@ -19,7 +19,7 @@ const PartitionViewSchema = z.object({
 /** A dataflow as the API shows it. */
 const DataflowViewSchema = z.object({
   id: z.string(),
-  spec: DataflowSpecSchema,
+  spec: StoredDataflowSpecSchema,
   createdAt: z.string(),
   ready: z.boolean(),
   deleting: z.boolean(),

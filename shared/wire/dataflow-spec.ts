@@ -3,8 +3,8 @@
  * Unknown fields are rejected at the HTTP boundary so typos never pass silently.
  */
 import { z } from "zod";
-import { findOperator, operatorNames } from "../operators/registry.ts";
 import { FilterSchema } from "./filter.ts";
+import { checkSpec } from "./spec-checks.ts";
 
 /** Names of streams, dataflows, fields and aggregates: letters, digits, `_`, `-`, `.`. */
 export const NameSchema = z
@@ -71,90 +71,46 @@ const ParamScalarSchema = z.union([z.string().max(1_000), z.number(), z.boolean(
  * A custom operator from the registry (`shared/operators/registry.ts`) and its parameters:
  * an object of scalars or arrays of scalars, checked by the operator's own schema.
  */
-const OperatorRefSchema = z.strictObject({ name: NameSchema, params: z.record(z.string(), z.union([ParamScalarSchema, z.array(ParamScalarSchema).max(1_000)])).default({}) }).superRefine((ref, ctx) => {
-  const found = findOperator(ref.name);
-  if (!found) {
-    ctx.addIssue({ code: "custom", path: ["name"], message: `no operator named '${ref.name}' (registered: ${operatorNames().join(", ")})` });
-    return;
-  }
-  const parsed = found.params.safeParse(ref.params);
-  if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", path: ["params", ...issue.path.map(String)], message: issue.message });
-});
+const OperatorRefSchema = z.strictObject({ name: NameSchema, params: z.record(z.string(), z.union([ParamScalarSchema, z.array(ParamScalarSchema).max(1_000)])).default({}) });
 
 /**
  * A whole dataflow: stream → [filter] → [project] → keyBy(key) → window → aggregates,
  * or → a custom operator instead of window and aggregates; over P partitions and R replicas.
+ * This is the structure, as stored and shown: reading a stored spec never depends on
+ * which operators are registered now. {@link DataflowSpecSchema} adds the checks.
  */
-export const DataflowSpecSchema = z
-  .strictObject({
-    stream: NameSchema,
-    /** Only events passing this filter (on the fields as posted) are counted; the others are dropped by the router. */
-    filter: FilterSchema.optional(),
-    /** Output field → dotted path in the posted event. When set, key, time and aggregate fields name output fields. */
-    project: z
-      .record(FieldNameSchema, FieldPathSchema)
-      .refine((p) => Object.keys(p).length > 0 && Object.keys(p).length <= 64, "between 1 and 64 fields")
-      .optional(),
-    /** One field, or several: then the key is the JSON array of their values as strings, e.g. `["10.0.0.1","443"]`. */
-    key: z.union([FieldNameSchema, z.array(FieldNameSchema).min(1).max(8)]),
-    timeField: FieldNameSchema.optional(),
-    window: WindowSpecSchema.optional(),
-    aggregates: z
-      .record(NameSchema, AggregateSpecSchema)
-      .refine((aggregates) => Object.keys(aggregates).length > 0, "at least one aggregate")
-      .refine((aggregates) => Object.keys(aggregates).length <= 32, "at most 32 aggregates")
-      .optional(),
-    operator: OperatorRefSchema.optional(),
-    /**
-     * For idle partitions: the monitor writes a clock tick into every partition's log each
-     * heartbeat, advancing event time to at least (wall-clock time − idleAdvanceMs).
-     */
-    idleAdvanceMs: z.number().int().min(0).max(366 * 86_400_000).optional(),
-    partitions: z.number().int().min(1).max(64).default(4),
-    replication: z.union([z.literal(1), z.literal(2)]).default(2),
-  })
-  .superRefine((spec, ctx) => {
-    if (spec.operator) {
-      if (spec.window) ctx.addIssue({ code: "custom", path: ["window"], message: "a dataflow with an operator has no window (the operator keeps its own)" });
-      if (spec.aggregates) ctx.addIssue({ code: "custom", path: ["aggregates"], message: "a dataflow with an operator has no aggregates" });
-    } else {
-      if (!spec.window) ctx.addIssue({ code: "custom", path: ["window"], message: "window is required (or an operator)" });
-      if (!spec.aggregates) ctx.addIssue({ code: "custom", path: ["aggregates"], message: "aggregates are required (or an operator)" });
-    }
-    for (const { path, field } of fieldUses(spec)) {
-      if (spec.project && !Object.hasOwn(spec.project, field)) ctx.addIssue({ code: "custom", path, message: `'${field}' is not a field of project` });
-    }
-  });
-export type DataflowSpec = z.output<typeof DataflowSpecSchema>;
-
-/** What a spec needs of a field: a key, an event time, a number, a string (or number), or anything. */
-type FieldNeed = "key" | "time" | "number" | "string";
-
-/** One place a spec reads a field (after projection): where the spec names it and what it needs. */
-export interface FieldUse {
-  path: (string | number)[];
-  field: string;
-  need: FieldNeed;
-}
+export const StoredDataflowSpecSchema = z.strictObject({
+  stream: NameSchema,
+  /** Only events passing this filter (on the fields as posted) are counted; the others are dropped by the router. */
+  filter: FilterSchema.optional(),
+  /** Output field → dotted path in the posted event. When set, key, time and aggregate fields name output fields. */
+  project: z
+    .record(FieldNameSchema, FieldPathSchema)
+    .refine((p) => Object.keys(p).length > 0 && Object.keys(p).length <= 64, "between 1 and 64 fields")
+    .optional(),
+  /** One field, or several: then the key is the JSON array of their values as strings, e.g. `["10.0.0.1","443"]`. */
+  key: z.union([FieldNameSchema, z.array(FieldNameSchema).min(1).max(8)]),
+  timeField: FieldNameSchema.optional(),
+  window: WindowSpecSchema.optional(),
+  aggregates: z
+    .record(NameSchema, AggregateSpecSchema)
+    .refine((aggregates) => Object.keys(aggregates).length > 0, "at least one aggregate")
+    .refine((aggregates) => Object.keys(aggregates).length <= 32, "at most 32 aggregates")
+    .optional(),
+  operator: OperatorRefSchema.optional(),
+  /**
+   * For idle partitions: the monitor writes a clock tick into every partition's log each
+   * heartbeat, advancing event time to at least (wall-clock time − idleAdvanceMs).
+   */
+  idleAdvanceMs: z.number().int().min(0).max(366 * 86_400_000).optional(),
+  partitions: z.number().int().min(1).max(64).default(4),
+  replication: z.union([z.literal(1), z.literal(2)]).default(2),
+});
 
 /**
- * Every field the key, time, aggregates and operator read, with where the spec names it.
- * Operator parameters that fail their schema contribute nothing (that is reported apart).
+ * A spec as `PUT /v1/dataflows/{id}` accepts it: the structure plus the rules across
+ * fields, the registry's operator and parameter checks, and the cost budget
+ * (`spec-checks.ts`); every issue names the field at fault.
  */
-export function fieldUses(spec: Omit<DataflowSpec, "partitions" | "replication">): FieldUse[] {
-  const found: FieldUse[] = [];
-  if (typeof spec.key === "string") found.push({ path: ["key"], field: spec.key, need: "key" });
-  else spec.key.forEach((field, i) => found.push({ path: ["key", i], field, need: "key" }));
-  if (spec.timeField !== undefined) found.push({ path: ["timeField"], field: spec.timeField, need: "time" });
-  for (const [name, agg] of Object.entries(spec.aggregates ?? {})) {
-    if (agg.op === "count") continue;
-    found.push({ path: ["aggregates", name, "field"], field: agg.field, need: agg.op === "distinct" || agg.op === "topk" ? "string" : "number" });
-    if (agg.op === "topk" && agg.weight !== undefined) found.push({ path: ["aggregates", name, "weight"], field: agg.weight, need: "number" });
-  }
-  const registered = spec.operator && findOperator(spec.operator.name);
-  const params = registered && spec.operator ? registered.params.safeParse(spec.operator.params) : null;
-  if (registered && params?.success) {
-    for (const { name, type } of registered.compile(params.data).fields) found.push({ path: ["operator", "params"], field: name, need: type });
-  }
-  return found;
-}
+export const DataflowSpecSchema = StoredDataflowSpecSchema.superRefine(checkSpec);
+export type DataflowSpec = z.output<typeof StoredDataflowSpecSchema>;

@@ -3,7 +3,7 @@
  * old data (STYLE.md §2); reads tolerate unknown fields and check `v`.
  */
 import { z } from "zod";
-import { DataflowSpecSchema } from "./dataflow-spec.ts";
+import { StoredDataflowSpecSchema } from "./dataflow-spec.ts";
 
 /** A replica's role within its partition's current epoch; a `retired` replica refuses all work. */
 export const RoleSchema = z.enum(["primary", "standby", "retired"]);
@@ -15,7 +15,7 @@ export const ReplicaMetaSchema = z.object({
   name: z.string(),
   dataflowId: z.string(),
   partition: z.number().int().min(0),
-  spec: DataflowSpecSchema,
+  spec: StoredDataflowSpecSchema,
   role: RoleSchema,
   /** Highest epoch this replica has seen; calls from an older epoch are refused. */
   epoch: z.number().int().min(1),

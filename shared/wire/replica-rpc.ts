@@ -4,7 +4,7 @@
  * `status`, never exceptions, for expected outcomes such as a stale epoch.
  */
 import { z } from "zod";
-import { DataflowSpecSchema } from "./dataflow-spec.ts";
+import { StoredDataflowSpecSchema } from "./dataflow-spec.ts";
 import { LogEntrySchema, RoleSchema } from "./persisted.ts";
 import { WindowResultSchema } from "./window-result.ts";
 
@@ -13,7 +13,7 @@ const ReplicaIdentitySchema = z.object({
   name: z.string(),
   dataflowId: z.string(),
   partition: z.number().int().min(0),
-  spec: DataflowSpecSchema,
+  spec: StoredDataflowSpecSchema,
 });
 
 /**

@@ -4,7 +4,7 @@
  * `version`; replicas refuse calls from older epochs.
  */
 import { z } from "zod";
-import { DataflowSpecSchema } from "./dataflow-spec.ts";
+import { StoredDataflowSpecSchema } from "./dataflow-spec.ts";
 import { ReplicaStatusSchema } from "./replica-rpc.ts";
 
 /** Health of a partition as the coordinator sees it. */
@@ -66,7 +66,7 @@ export type MonitorEvent = z.infer<typeof MonitorEventSchema>;
 export const DataflowRecordSchema = z.object({
   v: z.literal(1),
   id: z.string(),
-  spec: DataflowSpecSchema,
+  spec: StoredDataflowSpecSchema,
   createdAtMs: z.number(),
   ready: z.boolean(),
   /** Set by `DELETE`: routers skip it while its replicas' state is being removed. */

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import type { DataflowSpec } from "./dataflow-spec.ts";
-import { fieldUses } from "./dataflow-spec.ts";
+import { fieldUses } from "./spec-checks.ts";
 import { filterFields } from "./filter.ts";
 
 const FieldTypeSchema = z.enum(["string", "number", "integer", "boolean", "time", "object", "array"]);
@@ -18,8 +18,7 @@ const PathSchema = z
   .string()
   .min(1)
   .max(256)
-  .regex(/^[^.]+(\.[^.]+)*$/, "a field name or dotted path such as a.b.c")
-  .refine((path) => !path.split(".").includes("__proto__"), "must not contain '__proto__'");
+  .regex(/^[^.]+(\.[^.]+)*$/, "a field name or dotted path such as a.b.c");
 
 /** The body of `PUT /v1/streams/{stream}`. */
 export const StreamSchemaSchema = z.strictObject({
@@ -30,6 +29,10 @@ export const StreamSchemaSchema = z.strictObject({
     .superRefine((fields, ctx) => {
       for (const path of Object.keys(fields)) {
         const parts = path.split(".");
+        // Names of Object.prototype members would read inherited values where a field is absent.
+        if (parts.some((part) => part in Object.prototype)) {
+          ctx.addIssue({ code: "custom", path: [path], message: "must not use a name of Object.prototype (such as __proto__ or constructor)" });
+        }
         for (let i = 1; i < parts.length; i++) {
           const parent = parts.slice(0, i).join(".");
           const declared = Object.hasOwn(fields, parent) ? fields[parent] : undefined;
@@ -100,6 +103,7 @@ export interface SchemaProblem {
 /** Problems of a dataflow reading a stream of this schema, with the spec path of each. */
 export function specProblems(schema: StreamSchema, spec: DataflowSpec): SchemaProblem[] {
   const problems: SchemaProblem[] = [];
+  const optional = (path: string): boolean => schema.fields[path]?.required === false;
   const typeOf = (path: string): FieldType | "undeclared" | "inside-object" => {
     if (Object.hasOwn(schema.fields, path)) return schema.fields[path]?.type ?? "undeclared";
     const parts = path.split(".");
@@ -120,6 +124,9 @@ export function specProblems(schema: StreamSchema, spec: DataflowSpec): SchemaPr
       if (!spec.project) problems.push({ path: use.path, message: `stream '${spec.stream}' declares no field '${source}'` });
     } else if (type !== "inside-object" && !accepts[use.need]?.includes(type)) {
       problems.push({ path: use.path, message: `'${source}' is declared as ${type}; this use needs ${accepts[use.need]?.join(" or ")}` });
+    } else if (optional(source)) {
+      // Every event the dataflow counts needs it; a conforming event without it would refuse the batch.
+      problems.push({ path: use.path, message: `'${source}' is optional in stream '${spec.stream}', but this use needs it in every event: declare it required` });
     }
   }
   if (spec.filter) {

@@ -57,6 +57,8 @@ describe("stream schemas", () => {
     expect(bad.message).toContain("fields.src.type");
     const nested = await errorOf(await call("PUT", `/v1/streams/${stream}`, { fields: { a: { type: "string" }, "a.b": { type: "number" } } }));
     expect(nested.message).toContain("'a' is declared as string, not object");
+    const inherited = await errorOf(await call("PUT", `/v1/streams/${stream}`, { fields: { "meta.constructor": { type: "string", required: false } } }));
+    expect(inherited.message).toContain("must not use a name of Object.prototype");
     expect((await call("GET", `/v1/streams/${stream}`)).status).toBe(404);
   });
 
@@ -99,6 +101,11 @@ describe("stream schemas", () => {
       await call("PUT", `/v1/dataflows/${uniqueName("df")}`, { ...flowsSpec(stream), project: undefined, aggregates: { total: { op: "sum", field: "dst" } } }),
     );
     expect(wrongType.message).toContain("aggregates.total.field: 'dst' is declared as string");
+    // An optional field would let a conforming event without it refuse the whole batch.
+    const optional = await errorOf(
+      await call("PUT", `/v1/dataflows/${uniqueName("df")}`, { ...flowsSpec(stream), project: undefined, key: "src", aggregates: { protos: { op: "topk", field: "proto", k: 3 } } }),
+    );
+    expect(optional.message).toContain("aggregates.protos.field: 'proto' is optional");
     expect((await call("GET", "/v1/dataflows")).status).toBe(200);
   });
 

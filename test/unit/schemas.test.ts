@@ -1,7 +1,7 @@
 /** Wire and config schemas: spec defaults and refusals, producer headers, config parsing. */
 import { describe, expect, it } from "vitest";
 import { parseFluxConfig } from "../../shared/config.ts";
-import { DataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
+import { DataflowSpecSchema, StoredDataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
 import { windowRecordFields } from "../../shared/operators/window-aggregate.ts";
 import { ProducerHeadersSchema } from "../../shared/wire/ingest.ts";
 
@@ -284,5 +284,33 @@ describe("DataflowSpecSchema: distinct, top-k, projection, ticks, operators", ()
     expect(issuePaths({ stream: "s", key: "k", operator: { name: "heavy-hitters", params: { minBytes: 1, nested: { a: 1 } } } })).toEqual([
       "operator.params.nested",
     ]);
+  });
+});
+
+describe("DataflowSpecSchema: sketch budget, and stored specs", () => {
+  const distinct = (precision = 12) => ({ op: "distinct", field: "u", precision });
+  const topk = (capacity: number) => ({ op: "topk", field: "u", k: 10, capacity });
+
+  it("accepts a few sketches on tumbling or coarse sliding windows", () => {
+    expect(DataflowSpecSchema.safeParse(specWith({ aggregates: { d: distinct(), t: topk(80) } })).success).toBe(true);
+    expect(DataflowSpecSchema.safeParse(specWith({ window: { kind: "sliding", slideMs: 15_000 }, aggregates: { d: distinct(), t: topk(80) } })).success).toBe(true);
+  });
+
+  it("refuses more sketch updates per event than the budget, naming aggregates", () => {
+    expect(issuePaths(specWith({ window: { kind: "sliding", slideMs: 1_000 }, aggregates: { d: distinct() } }))).toEqual(["aggregates"]);
+    const many = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`d${i}`, distinct(4)]));
+    expect(issuePaths(specWith({ aggregates: many }))).toEqual(["aggregates"]);
+  });
+
+  it("refuses sketches that would take too much memory per key", () => {
+    const big = { t1: topk(1000), t2: topk(1000), t3: topk(1000), t4: topk(1000) };
+    expect(DataflowSpecSchema.safeParse(specWith({ aggregates: big })).success).toBe(true);
+    expect(issuePaths(specWith({ window: { kind: "sliding", slideMs: 30_000 }, aggregates: big }))).toEqual(["aggregates"]);
+  });
+
+  it("reads a stored spec whatever the registry holds now; only creation checks it", () => {
+    const stored = { stream: "s", key: "k", operator: { name: "retired-operator", params: { x: 1 } }, partitions: 2, replication: 2 };
+    expect(StoredDataflowSpecSchema.parse(stored)).toEqual(stored);
+    expect(issuePaths(stored)).toEqual(["operator.name"]);
   });
 });

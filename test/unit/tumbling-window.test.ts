@@ -1,7 +1,8 @@
 /** The tumbling-window operator against a naive reference: aggregates, closing, lateness, snapshot/restore. */
 import { describe, expect, it } from "vitest";
 import { rng } from "../helpers/rng.ts";
-import { windowAggregate, type WindowAggregateState } from "../../shared/operators/window-aggregate.ts";
+import { windowAggregate } from "../../shared/operators/window-aggregate.ts";
+import type { WindowAggregateState } from "../../shared/operators/window-aggregate-state.ts";
 import type { DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
 import type { FluxRecord, WindowResult } from "../../shared/wire/window-result.ts";
 

@@ -1,7 +1,8 @@
 /** `distinct` (HyperLogLog) and `topk` (Space-Saving) window aggregates against a naive reference: bounds, checkpoints, batching, ticks, restore checks, record layout. */
 import { describe, expect, it } from "vitest";
 import { compileDataflow } from "../../shared/operators/compile.ts";
-import { windowAggregate, type WindowAggregateState } from "../../shared/operators/window-aggregate.ts";
+import { windowAggregate } from "../../shared/operators/window-aggregate.ts";
+import type { WindowAggregateState } from "../../shared/operators/window-aggregate-state.ts";
 import { DataflowSpecSchema, type DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
 import type { FluxRecord, WindowResult } from "../../shared/wire/window-result.ts";
 import { rng } from "../helpers/rng.ts";

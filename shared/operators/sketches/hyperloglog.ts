@@ -7,6 +7,7 @@
  * expected collisions at p = 12). State is a plain JSON value that depends only on the
  * set of values added, not on their order or repetitions, so replicas agree byte for byte.
  */
+import { hash64 } from "./murmur-hash3.ts";
 
 /**
  * HyperLogLog state: precision `p` (m = 2^p registers) and registers `r`. Dense `r` is a
@@ -73,38 +74,6 @@ export function hllEstimate(state: HllState): number {
   for (let k = q; k >= 1; k--) z = 0.5 * (z + (counts[k] ?? 0));
   z += m * sigma((counts[0] ?? 0) / m);
   return Math.round((m * m) / (2 * Math.LN2 * z));
-}
-
-/**
- * Merges `other` into `into` (mutates and returns `into`; `other` is left as it is). The
- * result is the sketch of the union: exactly the state adding both inputs would give.
- * Throws a RangeError if the precisions differ.
- */
-export function hllMerge(into: HllState, other: HllState): HllState {
-  if (into.p !== other.p) {
-    throw new RangeError(`cannot merge a HyperLogLog sketch of precision ${other.p} into one of precision ${into.p}`);
-  }
-  if (typeof other.r !== "string") {
-    for (const entry of other.r) {
-      if (typeof into.r === "string") setRegister(into, entry);
-      else insertSparse(into.r, entry);
-    }
-    if (typeof into.r !== "string" && into.r.length > sparseLimit(into.p)) toDense(into);
-    return into;
-  }
-  if (typeof into.r !== "string") toDense(into);
-  const a = into.r as string; // toDense made it a string
-  const b = other.r;
-  let merged = "";
-  let start = 0;
-  for (let i = 0; i < a.length; i++) {
-    if (b.charCodeAt(i) > a.charCodeAt(i)) {
-      merged += a.slice(start, i) + b.charAt(i);
-      start = i + 1;
-    }
-  }
-  if (start > 0) into.r = merged + a.slice(start);
-  return into;
 }
 
 /**
@@ -229,47 +198,4 @@ function tau(share: number): number {
     z -= (1 - x) ** 2 * y;
   } while (z !== previous);
   return z / 3;
-}
-
-/**
- * Two MurmurHash3_x86_32 hashes of the string's UTF-16LE bytes under different seeds, in
- * one pass: 64 bits in all, so estimates stay unbiased far beyond 10^9 distinct values
- * (a single 32-bit hash collides noticeably above ~10^8).
- */
-function hash64(value: string): [number, number] {
-  let h1 = 0x9747b28c;
-  let h2 = 0x5bd1e995;
-  const units = value.length;
-  for (let i = 0; i + 1 < units; i += 2) {
-    const k = mixBlock(value.charCodeAt(i) | (value.charCodeAt(i + 1) << 16));
-    h1 = mixState(h1, k);
-    h2 = mixState(h2, k);
-  }
-  if (units & 1) {
-    const k = mixBlock(value.charCodeAt(units - 1));
-    h1 ^= k;
-    h2 ^= k;
-  }
-  return [fmix32(h1 ^ (units * 2)), fmix32(h2 ^ (units * 2))];
-}
-
-/** MurmurHash3's per-block key mix. */
-function mixBlock(block: number): number {
-  const k = Math.imul(block, 0xcc9e2d51);
-  return Math.imul((k << 15) | (k >>> 17), 0x1b873593);
-}
-
-/** MurmurHash3's per-block state update. */
-function mixState(h: number, k: number): number {
-  const x = h ^ k;
-  return (Math.imul((x << 13) | (x >>> 19), 5) + 0xe6546b64) | 0;
-}
-
-/** MurmurHash3's finaliser (full 32-bit avalanche), as an unsigned number. */
-function fmix32(h: number): number {
-  let x = h ^ (h >>> 16);
-  x = Math.imul(x, 0x85ebca6b);
-  x ^= x >>> 13;
-  x = Math.imul(x, 0xc2b2ae35);
-  return (x ^ (x >>> 16)) >>> 0;
 }
