@@ -13,22 +13,20 @@ import { isSameSpec, planDataflow } from "../shared/plan-dataflow.ts";
 import type { DataflowSpec } from "../shared/wire/dataflow-spec.ts";
 import type { StreamRouting } from "../shared/router/routing-cache.ts";
 import { DataflowRecordSchema, HealthMapSchema, type DataflowRecord, type HealthMap } from "../shared/wire/routing.ts";
-import { specProblems, StreamRecordSchema, type SchemaProblem, type StreamRecord, type StreamSchema } from "../shared/wire/stream-schema.ts";
+import { specProblems, type SchemaProblem, type StreamRecord, type StreamSchema } from "../shared/wire/stream-schema.ts";
+import { declareStream, listStreams, readStream, type PutStreamResult } from "./stream-store.ts";
 import { destroyReplicas, highestEpoch } from "./dataflow-deletion.ts";
 import { monitorPort } from "./replica-client.ts";
 
 const DATAFLOW = "dataflow:";
 const HEALTH = "health:";
 const TOMBSTONE = "tombstone:";
-const STREAM = "stream:";
 
 /** Outcome of creating a dataflow. */
 type PutDataflowResult =
   | { status: "created" | "unchanged" | "conflict" | "deleting"; record: DataflowRecord }
   | { status: "invalid"; problems: SchemaProblem[] };
 
-/** Outcome of declaring a stream's schema. */
-type PutStreamResult = { status: "created" | "updated" | "unchanged"; stream: StreamRecord } | { status: "conflict"; dataflow: string; problems: SchemaProblem[] };
 
 export class Coordinator extends DurableObject<Env> {
   readonly #config: FluxConfig = parseFluxConfig(this.env);
@@ -44,7 +42,7 @@ export class Coordinator extends DurableObject<Env> {
       const existing = this.#read(id);
       if (existing?.deleting) return { status: "deleting", record: existing };
       if (existing && !isSameSpec(existing.spec, spec)) return { status: "conflict", record: existing };
-      const declared = this.#stream(spec.stream);
+      const declared = readStream(this.ctx.storage.kv, spec.stream);
       const problems = !existing && declared ? specProblems(declared.schema, spec) : [];
       if (problems.length > 0) return { status: "invalid", problems };
       const firstEpoch = this.#tombstone(id) + 1;
@@ -83,37 +81,23 @@ export class Coordinator extends DurableObject<Env> {
     });
   }
 
-  /**
-   * Declares (or replaces) a stream's schema. Refused while a dataflow reading the stream
-   * would no longer fit it; nothing changes then.
-   */
+  /** Declares (or replaces) a stream's schema, unless a dataflow reading it would no longer fit. */
   async putStream(name: string, schema: StreamSchema): Promise<PutStreamResult> {
-    return this.#exclusive(async () => {
-      const existing = this.#stream(name);
-      if (existing && JSON.stringify(existing.schema) === JSON.stringify(schema)) return { status: "unchanged", stream: existing };
-      for (const record of await this.listDataflows()) {
-        if (record.deleting || record.spec.stream !== name) continue;
-        const problems = specProblems(schema, record.spec);
-        if (problems.length > 0) return { status: "conflict", dataflow: record.id, problems };
-      }
-      const stream: StreamRecord = { name, schema, updatedAt: new Date().toISOString() };
-      this.ctx.storage.kv.put(STREAM + name, stream);
-      return { status: existing ? "updated" : "created", stream };
-    });
+    return this.#exclusive(async () => declareStream(this.ctx.storage.kv, name, schema, await this.listDataflows()));
   }
 
   async getStream(name: string): Promise<StreamRecord | null> {
-    return this.#stream(name);
+    return readStream(this.ctx.storage.kv, name);
   }
 
   async listStreams(): Promise<StreamRecord[]> {
-    return [...this.ctx.storage.kv.list({ prefix: STREAM })].map(([, value]) => StreamRecordSchema.parse(value));
+    return listStreams(this.ctx.storage.kv);
   }
 
   /** What a router needs to accept a batch for `stream`: its ready dataflows and its declared schema. */
   async routeStream(stream: string): Promise<StreamRouting> {
     const dataflows = (await this.listDataflows()).filter((record) => record.ready && !record.deleting && record.spec.stream === stream);
-    return { dataflows, schema: this.#stream(stream)?.schema ?? null };
+    return { dataflows, schema: readStream(this.ctx.storage.kv, stream)?.schema ?? null };
   }
 
   async getDataflow(id: string): Promise<DataflowRecord | null> {
@@ -177,11 +161,6 @@ export class Coordinator extends DurableObject<Env> {
   #read(id: string): DataflowRecord | null {
     const value = this.ctx.storage.kv.get(DATAFLOW + id);
     return value === undefined ? null : DataflowRecordSchema.parse(value);
-  }
-
-  #stream(name: string): StreamRecord | null {
-    const value = this.ctx.storage.kv.get(STREAM + name);
-    return value === undefined ? null : StreamRecordSchema.parse(value);
   }
 
   /**

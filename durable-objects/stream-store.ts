@@ -1,0 +1,34 @@
+/** The coordinator's stream declarations in its key-value storage (see `shared/wire/stream-schema.ts`). */
+import type { DataflowRecord } from "../shared/wire/routing.ts";
+import { specProblems, StreamRecordSchema, type SchemaProblem, type StreamRecord, type StreamSchema } from "../shared/wire/stream-schema.ts";
+
+const STREAM = "stream:";
+
+/** Outcome of declaring a stream's schema. */
+export type PutStreamResult = { status: "created" | "updated" | "unchanged"; stream: StreamRecord } | { status: "conflict"; dataflow: string; problems: SchemaProblem[] };
+
+export function readStream(kv: SyncKvStorage, name: string): StreamRecord | null {
+  const value = kv.get(STREAM + name);
+  return value === undefined ? null : StreamRecordSchema.parse(value);
+}
+
+export function listStreams(kv: SyncKvStorage): StreamRecord[] {
+  return [...kv.list({ prefix: STREAM })].map(([, value]) => StreamRecordSchema.parse(value));
+}
+
+/**
+ * Declares (or replaces) a stream's schema. Refused while one of `dataflows` reading the
+ * stream would no longer fit it; nothing changes then.
+ */
+export function declareStream(kv: SyncKvStorage, name: string, schema: StreamSchema, dataflows: readonly DataflowRecord[]): PutStreamResult {
+  const existing = readStream(kv, name);
+  if (existing && JSON.stringify(existing.schema) === JSON.stringify(schema)) return { status: "unchanged", stream: existing };
+  for (const record of dataflows) {
+    if (record.deleting || record.spec.stream !== name) continue;
+    const problems = specProblems(schema, record.spec);
+    if (problems.length > 0) return { status: "conflict", dataflow: record.id, problems };
+  }
+  const stream: StreamRecord = { name, schema, updatedAt: new Date().toISOString() };
+  kv.put(STREAM + name, stream);
+  return { status: existing ? "updated" : "created", stream };
+}
