@@ -67,7 +67,12 @@ function streamWebSocket(c: Context<AppEnv>, start: () => FeedStart): Response {
   server.addEventListener("close", () => (gone = true));
   server.addEventListener("error", () => (gone = true));
   const send = (message: SubscriptionMessage) => {
-    if (!gone) server.send(JSON.stringify(message));
+    if (gone) return;
+    try {
+      server.send(JSON.stringify(message));
+    } catch {
+      gone = true; // closed between our check and the send: the client is gone
+    }
   };
   const feed = runResultFeed(c.env, start(), {
     send: async (event, cursorText) => send({ type: "window", cursor: cursorText, ...event }),
