@@ -9,6 +9,7 @@ import type { ReplicaEffects } from "../shared/replica/replica-state.ts";
 import type { ReplicaStorage } from "../shared/replica/replica-storage.ts";
 import type { NumberedOutput } from "../shared/wire/replica-rpc.ts";
 import type { ResultFilter } from "../shared/operators/operator.ts";
+import { chunkText } from "../shared/replica/chunk-text.ts";
 
 /** SQLite stores at most 2 MB per value: 500k UTF-16 units are at most 1.5 MB of UTF-8. */
 const CHECKPOINT_CHUNK_CHARS = 500_000;
@@ -25,9 +26,12 @@ const SCHEMA = `
 /** The SQLite implementation of {@link ReplicaStorage}. */
 export class SqlReplicaStorage implements ReplicaStorage {
   readonly #storage: DurableObjectStorage;
+  readonly #chunkChars: number;
 
-  constructor(storage: DurableObjectStorage) {
+  /** @param chunkChars largest checkpoint chunk, UTF-16 code units (smaller in tests). */
+  constructor(storage: DurableObjectStorage, chunkChars = CHECKPOINT_CHUNK_CHARS) {
     this.#storage = storage;
+    this.#chunkChars = chunkChars;
     storage.sql.exec(SCHEMA);
   }
 
@@ -153,10 +157,7 @@ export class SqlReplicaStorage implements ReplicaStorage {
       if (effects.checkpoint) {
         const { lsn, body } = effects.checkpoint;
         sql.exec("DELETE FROM checkpoint");
-        for (let i = 0; i * CHECKPOINT_CHUNK_CHARS < body.length; i++) {
-          const chunk = body.slice(i * CHECKPOINT_CHUNK_CHARS, (i + 1) * CHECKPOINT_CHUNK_CHARS);
-          sql.exec("INSERT INTO checkpoint (chunk, lsn, body) VALUES (?, ?, ?)", i, lsn, chunk);
-        }
+        chunkText(body, this.#chunkChars).forEach((chunk, i) => sql.exec("INSERT INTO checkpoint (chunk, lsn, body) VALUES (?, ?, ?)", i, lsn, chunk));
       }
       if (effects.trimLogThrough !== undefined) sql.exec("DELETE FROM log WHERE lsn <= ?", effects.trimLogThrough);
     });

@@ -137,8 +137,13 @@ function keyOf(value: unknown, maxKeyLength: number): string | { problem: string
   if (typeof value !== "string") return { problem: "key must be a string or a finite number" };
   if (value.length === 0) return { problem: "key must not be empty" };
   if (value.length > maxKeyLength) return { problem: `key longer than ${maxKeyLength} characters` };
+  // Half a surrogate pair (valid as a JSON escape) has no UTF-8 form, so storage could not keep the key.
+  if (LONE_SURROGATE.test(value)) return { problem: "key must be well-formed Unicode (no lone surrogate)" };
   return value;
 }
+
+/** In `u` mode, matches only surrogates that are not part of a pair. */
+const LONE_SURROGATE = /\p{Cs}/u;
 
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 

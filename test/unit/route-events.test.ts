@@ -242,3 +242,14 @@ describe("routeEvents projection and string fields", () => {
     expect(result.error?.issues.map((i) => i.path.join("."))).toEqual(["aggregates.total.field", "aggregates.slow.field", "aggregates.dsts.field"]);
   });
 });
+
+describe("routeEvents keys and Unicode", () => {
+  it("accepts keys outside the Basic Multilingual Plane and refuses lone surrogates", () => {
+    expect(routed(makeSpec(), [{ ...good, user: "😀" }])[0]?.[1][0]).toBe("😀");
+    const { problems } = problemsOf([{ ...good, user: "a\uD83D" }, { ...good, user: "\uDE00b" }]);
+    expect(problems.map((p) => [p.index, p.field, p.problem])).toEqual([
+      [0, "user", "key must be well-formed Unicode (no lone surrogate)"],
+      [1, "user", "key must be well-formed Unicode (no lone surrogate)"],
+    ]);
+  });
+});
