@@ -4,6 +4,7 @@
  */
 import { isHllState, type HllState } from "./sketches/hyperloglog.ts";
 import { isTopKState, type TopKState } from "./sketches/space-saving.ts";
+import { isKeyedWindows, type KeyedWindows } from "./keyed-windows.ts";
 
 /** Running aggregates of one key in one window; `sum`/`min`/`max` are indexed by numeric field. */
 export interface Accumulator {
@@ -18,11 +19,7 @@ export interface Accumulator {
 }
 
 /** Open windows by start (ms), then `$`-prefixed key. */
-export interface WindowAggregateState {
-  maxTimeMs: number | null;
-  lateRecords: number;
-  open: Record<string, Record<string, Accumulator>>;
-}
+export type WindowAggregateState = KeyedWindows<Accumulator>;
 
 /** Whether `value` holds exactly `count` items passing `check`; with count 0, it must be absent. */
 function hasEach(value: unknown, count: number, check: (item: unknown) => boolean): boolean {
@@ -32,24 +29,16 @@ function hasEach(value: unknown, count: number, check: (item: unknown) => boolea
 
 const isNumberArray = (value: unknown): value is number[] => Array.isArray(value) && value.every((x) => typeof x === "number");
 
-/**
- * Checked with plain loops rather than a schema: a checkpoint of a large partition holds
- * millions of accumulators, and a schema per entry made loading it take seconds.
- */
+/** A restored state's check: the windows' shape, and exactly one sketch per `distinct` and one summary per `topk` aggregate (none: no field). */
 export function isWindowAggregateState(value: unknown, sketchCount: number, summaryCount: number): value is WindowAggregateState {
-  if (typeof value !== "object" || value === null) return false;
-  const s = value as Record<string, unknown>;
-  if (!(s.maxTimeMs === null || typeof s.maxTimeMs === "number") || typeof s.lateRecords !== "number") return false;
-  if (typeof s.open !== "object" || s.open === null) return false;
-  for (const byKey of Object.values(s.open as Record<string, unknown>)) {
-    if (typeof byKey !== "object" || byKey === null) return false;
-    for (const a of Object.values(byKey as Record<string, unknown>)) {
-      if (typeof a !== "object" || a === null) return false;
-      const acc = a as Record<string, unknown>;
-      if (typeof acc.n !== "number" || !isNumberArray(acc.sum) || !isNumberArray(acc.min) || !isNumberArray(acc.max)) return false;
-      // Exactly one sketch per `distinct` and one summary per `topk` aggregate (none: no field).
-      if (!hasEach(acc.hll, sketchCount, isHllState) || !hasEach(acc.top, summaryCount, isTopKState)) return false;
-    }
-  }
-  return true;
+  return isKeyedWindows<Accumulator>(
+    value,
+    (acc) =>
+      typeof acc.n === "number" &&
+      isNumberArray(acc.sum) &&
+      isNumberArray(acc.min) &&
+      isNumberArray(acc.max) &&
+      hasEach(acc.hll, sketchCount, isHllState) &&
+      hasEach(acc.top, summaryCount, isTopKState),
+  );
 }

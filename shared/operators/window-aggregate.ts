@@ -9,10 +9,11 @@
  * prototype member.
  */
 import type { AggregateSpec, DataflowSpec } from "../wire/dataflow-spec.ts";
-import { isAfter, type AggregateValue, type FluxRecord, type WindowResult } from "../wire/window-result.ts";
+import type { AggregateValue, FluxRecord, WindowResult } from "../wire/window-result.ts";
 import type { Emit, Operator, RecordField, ResultFilter } from "./operator.ts";
 import { hllAdd, hllCreate, hllEstimate, type HllState } from "./sketches/hyperloglog.ts";
 import { topKAdd, topKCreate, topKTop, type TopKState } from "./sketches/space-saving.ts";
+import { advanceTo, openWindowResults, slotOfKey } from "./keyed-windows.ts";
 import { isWindowAggregateState, type Accumulator, type WindowAggregateState } from "./window-aggregate-state.ts";
 
 /** The Space-Saving capacity of a `topk` aggregate that sets none. */
@@ -85,21 +86,6 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
     return { key, windowStartMs: startMs, windowEndMs: startMs + sizeMs, values, closed };
   };
 
-  const closeUpTo = (state: WindowAggregateState, watermarkMs: number, out: Emit<WindowResult>): void => {
-    const due = Object.keys(state.open)
-      .map(Number)
-      .filter((start) => start + sizeMs <= watermarkMs)
-      .sort((a, b) => a - b);
-    for (const start of due) {
-      const byKey = state.open[start] ?? {};
-      for (const slot of Object.keys(byKey).sort()) {
-        const acc = byKey[slot];
-        if (acc) out(toResult(keyOfSlot(slot), start, acc, true));
-      }
-      delete state.open[start];
-    }
-  };
-
   const addTo = (byKey: WindowAggregateState["open"][string], slot: string, values: readonly (number | string)[]): void => {
     let acc = byKey[slot];
     if (!acc) {
@@ -129,9 +115,7 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
   };
 
   const advance = (state: WindowAggregateState, timeMs: number, out: Emit<WindowResult>): WindowAggregateState => {
-    if (state.maxTimeMs !== null && timeMs <= state.maxTimeMs) return state;
-    state.maxTimeMs = timeMs;
-    closeUpTo(state, timeMs - latenessMs, out);
+    advanceTo(state, timeMs, sizeMs, latenessMs, toResult, out);
     return state;
   };
 
@@ -167,40 +151,8 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
       return snapshot;
     },
 
-    openResults(state, filter: ResultFilter) {
-      const results: WindowResult[] = [];
-      const starts = Object.keys(state.open)
-        .map(Number)
-        .sort((a, b) => a - b);
-      for (const start of starts) {
-        if (filter.toMs !== undefined && start >= filter.toMs) continue;
-        if (filter.fromMs !== undefined && start + sizeMs <= filter.fromMs) continue;
-        const byKey = state.open[start] ?? {};
-        const slots = filter.key === undefined ? Object.keys(byKey).sort() : [slotOfKey(filter.key)];
-        for (const slot of slots) {
-          const acc = byKey[slot];
-          const key = keyOfSlot(slot);
-          if (!acc || (filter.after && !isAfter({ windowStartMs: start, key }, filter.after))) continue;
-          results.push(toResult(key, start, acc, false));
-          if (filter.limit !== undefined && results.length >= filter.limit) return results;
-        }
-      }
-      return results;
-    },
+    openResults: (state, filter: ResultFilter) => openWindowResults(state, sizeMs, filter, toResult),
 
     lateRecords: (state) => state.lateRecords,
   };
-}
-
-/**
- * Keys are stored with a `$` prefix so that user keys such as `__proto__` or
- * `constructor` can never collide with Object.prototype members; the prefix keeps the
- * sort order of the keys themselves.
- */
-function slotOfKey(key: string): string {
-  return `$${key}`;
-}
-
-function keyOfSlot(slot: string): string {
-  return slot.slice(1);
 }

@@ -14,7 +14,8 @@
 import { z } from "zod";
 import { defineOperator } from "../define-operator.ts";
 import type { Emit, Operator, ResultFilter } from "../operator.ts";
-import { isAfter, type FluxRecord, type WindowResult } from "../../wire/window-result.ts";
+import { advanceTo, isKeyedWindows, openWindowResults, slotOfKey, type KeyedWindows, type ToResult } from "../keyed-windows.ts";
+import type { FluxRecord, WindowResult } from "../../wire/window-result.ts";
 
 const FieldSchema = z.string().min(1).max(128);
 
@@ -40,12 +41,8 @@ interface SourceTally {
   nDst: number;
 }
 
-interface HeavyHittersState {
-  maxTimeMs: number | null;
-  lateRecords: number;
-  /** Open windows by start (ms), then `$`-prefixed source. */
-  open: Record<string, Record<string, SourceTally>>;
-}
+/** Open windows by start (ms), then `$`-prefixed source. */
+type HeavyHittersState = KeyedWindows<SourceTally>;
 
 function create(params: Params): Operator<HeavyHittersState> {
   const { windowMs, allowedLatenessMs, minBytes, minDestinations } = params;
@@ -57,32 +54,17 @@ function create(params: Params): Operator<HeavyHittersState> {
     return heavy && fanOut ? "bytes+fan-out" : heavy ? "bytes" : fanOut ? "fan-out" : null;
   };
 
-  const alert = (slot: string, start: number, t: SourceTally, reason: string, closed: boolean): WindowResult => {
+  /** A source's alert for one window, or null while it stays under every threshold. */
+  const alert: ToResult<SourceTally> = (key, start, t, closed) => {
+    const reason = reasonOf(t);
+    if (!reason) return null;
     const values: WindowResult["values"] = { bytes: t.bytes, packets: t.packets, reason };
     if (tracksDestinations) values.destinations = t.nDst;
-    return { key: slot.slice(1), windowStartMs: start, windowEndMs: start + windowMs, values, closed };
-  };
-
-  const closeUpTo = (state: HeavyHittersState, watermarkMs: number, out: Emit<WindowResult>): void => {
-    const due = Object.keys(state.open)
-      .map(Number)
-      .filter((start) => start + windowMs <= watermarkMs)
-      .sort((a, b) => a - b);
-    for (const start of due) {
-      const bySource = state.open[start] ?? {};
-      for (const slot of Object.keys(bySource).sort()) {
-        const tally = bySource[slot];
-        const reason = tally ? reasonOf(tally) : null;
-        if (tally && reason) out(alert(slot, start, tally, reason, true));
-      }
-      delete state.open[start];
-    }
+    return { key, windowStartMs: start, windowEndMs: start + windowMs, values, closed };
   };
 
   const advance = (state: HeavyHittersState, timeMs: number, out: Emit<WindowResult>): HeavyHittersState => {
-    if (state.maxTimeMs !== null && timeMs <= state.maxTimeMs) return state;
-    state.maxTimeMs = timeMs;
-    closeUpTo(state, timeMs - allowedLatenessMs, out);
+    advanceTo(state, timeMs, windowMs, allowedLatenessMs, alert, out);
     return state;
   };
 
@@ -97,11 +79,11 @@ function create(params: Params): Operator<HeavyHittersState> {
           continue;
         }
         const bySource = (state.open[start] ??= {});
-        const tally = (bySource[`$${source}`] ??= { bytes: 0, packets: 0, dst: {}, nDst: 0 });
+        const tally = (bySource[slotOfKey(source)] ??= { bytes: 0, packets: 0, dst: {}, nDst: 0 });
         tally.bytes += typeof bytes === "number" ? bytes : 0;
         tally.packets += 1;
         if (minDestinations !== undefined && tally.nDst < minDestinations && destination !== undefined) {
-          const slot = `$${destination}`;
+          const slot = slotOfKey(String(destination));
           if (!Object.hasOwn(tally.dst, slot)) {
             tally.dst[slot] = 1;
             tally.nDst += 1;
@@ -119,43 +101,17 @@ function create(params: Params): Operator<HeavyHittersState> {
       return snapshot;
     },
 
-    openResults(state, filter: ResultFilter) {
-      const results: WindowResult[] = [];
-      for (const start of Object.keys(state.open).map(Number).sort((a, b) => a - b)) {
-        if (filter.toMs !== undefined && start >= filter.toMs) continue;
-        if (filter.fromMs !== undefined && start + windowMs <= filter.fromMs) continue;
-        const bySource = state.open[start] ?? {};
-        for (const slot of Object.keys(bySource).sort()) {
-          const tally = bySource[slot];
-          const reason = tally ? reasonOf(tally) : null;
-          if (!tally || !reason || (filter.key !== undefined && slot !== `$${filter.key}`)) continue;
-          if (filter.after && !isAfter({ windowStartMs: start, key: slot.slice(1) }, filter.after)) continue;
-          results.push(alert(slot, start, tally, reason, false));
-          if (filter.limit !== undefined && results.length >= filter.limit) return results;
-        }
-      }
-      return results;
-    },
+    openResults: (state, filter: ResultFilter) => openWindowResults(state, windowMs, filter, alert),
 
     lateRecords: (state) => state.lateRecords,
   };
 }
 
 function isState(value: unknown): value is HeavyHittersState {
-  if (typeof value !== "object" || value === null) return false;
-  const s = value as Record<string, unknown>;
-  if (!(s.maxTimeMs === null || typeof s.maxTimeMs === "number") || typeof s.lateRecords !== "number") return false;
-  if (typeof s.open !== "object" || s.open === null) return false;
-  for (const bySource of Object.values(s.open as Record<string, unknown>)) {
-    if (typeof bySource !== "object" || bySource === null) return false;
-    for (const t of Object.values(bySource as Record<string, unknown>)) {
-      if (typeof t !== "object" || t === null) return false;
-      const tally = t as Record<string, unknown>;
-      if (typeof tally.bytes !== "number" || typeof tally.packets !== "number" || typeof tally.nDst !== "number") return false;
-      if (typeof tally.dst !== "object" || tally.dst === null) return false;
-    }
-  }
-  return true;
+  return isKeyedWindows<SourceTally>(
+    value,
+    (t) => typeof t.bytes === "number" && typeof t.packets === "number" && typeof t.nDst === "number" && typeof t.dst === "object" && t.dst !== null,
+  );
 }
 
 /** The registry entry: `"operator": { "name": "heavy-hitters", "params": { "minBytes": 1e9 } }`. */
