@@ -5,6 +5,7 @@
  * judged and is refused (`too-old`), never silently dropped or applied twice.
  * Memory: at most `window` seqs per producer.
  */
+import { lowerBound } from "./sorted.ts";
 import type { DedupState } from "./wire/persisted.ts";
 
 /** The verdict for an incoming `(producer, seq)`. */
@@ -55,17 +56,6 @@ export function highestSeq(state: DedupState, producer: string): number {
 /** Producer ids are stored `$`-prefixed so ids like `__proto__` cannot hit Object.prototype. */
 function slotOf(producer: string): string {
   return `$${producer}`;
-}
-
-function lowerBound(sorted: readonly number[], value: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((sorted[mid] ?? 0) < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 function binarySearch(sorted: readonly number[], value: number): boolean {

@@ -7,6 +7,7 @@
  * expected collisions at p = 12). State is a plain JSON value that depends only on the
  * set of values added, not on their order or repetitions, so replicas agree byte for byte.
  */
+import { lowerBound } from "../../sorted.ts";
 import { hash64 } from "./murmur-hash3.ts";
 
 /**
@@ -129,13 +130,7 @@ function sparseEntry(value: string): number {
  */
 function insertSparse(entries: number[], entry: number): boolean {
   const slotStart = entry - (entry & 63);
-  let lo = 0;
-  let hi = entries.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((entries[mid] ?? 0) < slotStart) lo = mid + 1;
-    else hi = mid;
-  }
+  const lo = lowerBound(entries, slotStart);
   const found = entries[lo];
   if (found !== undefined && found - (found & 63) === slotStart) {
     if (entry > found) entries[lo] = entry;
