@@ -6,6 +6,7 @@ import { FluxError } from "../../shared/errors.ts";
 import { DataflowSpecSchema, NameSchema } from "../../shared/wire/dataflow-spec.ts";
 import { changedFields } from "../../shared/plan-dataflow.ts";
 import type { DataflowRecord } from "../../shared/wire/routing.ts";
+import { describeProblems } from "../../shared/wire/stream-schema.ts";
 import type { DataflowView } from "../../shared/wire/api.ts";
 import type { AppEnv } from "../app-env.ts";
 import { askCoordinator } from "../cluster.ts";
@@ -31,7 +32,7 @@ export const dataflowRoutes = new Hono<AppEnv>()
     const spec = c.req.valid("json");
     const result = await askCoordinator(c.env, async (co) => co.putDataflow(id, spec));
     if (result.status === "invalid") {
-      const where = result.problems.map((p) => `${p.path.join(".")}: ${p.message}`).join("; ");
+      const where = describeProblems(result.problems);
       throw new FluxError("INVALID_REQUEST", `the spec does not fit the schema of stream '${spec.stream}': ${where}`, { issues: result.problems });
     }
     if (result.status === "deleting") {

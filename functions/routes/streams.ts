@@ -4,7 +4,7 @@ import { zValidator } from "@hono/zod-validator";
 import { z } from "zod";
 import { FluxError } from "../../shared/errors.ts";
 import { NameSchema } from "../../shared/wire/dataflow-spec.ts";
-import { StreamSchemaSchema } from "../../shared/wire/stream-schema.ts";
+import { describeProblems, StreamSchemaSchema } from "../../shared/wire/stream-schema.ts";
 import type { AppEnv } from "../app-env.ts";
 import { askCoordinator } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
@@ -17,7 +17,7 @@ export const streamRoutes = new Hono<AppEnv>()
     const schema = c.req.valid("json");
     const result = await askCoordinator(c.env, async (co) => co.putStream(stream, schema));
     if (result.status === "conflict") {
-      const where = result.problems.map((p) => `${p.path.join(".")}: ${p.message}`).join("; ");
+      const where = describeProblems(result.problems);
       throw new FluxError("SPEC_CONFLICT", `dataflow '${result.dataflow}' reads stream '${stream}' and would not fit this schema: ${where}`, {
         dataflow: result.dataflow,
         issues: result.problems,

@@ -100,6 +100,11 @@ export interface SchemaProblem {
   message: string;
 }
 
+/** Problems as one line of an error message: `path: message; path: message`. */
+export function describeProblems(problems: readonly SchemaProblem[]): string {
+  return problems.map((p) => `${p.path.join(".")}: ${p.message}`).join("; ");
+}
+
 /** Problems of a dataflow reading a stream of this schema, with the spec path of each. */
 export function specProblems(schema: StreamSchema, spec: DataflowSpec): SchemaProblem[] {
   const problems: SchemaProblem[] = [];
