@@ -10,7 +10,7 @@ import { COORDINATOR_NAME } from "../../shared/names.ts";
 import { windowAggregate } from "../../shared/operators/window-aggregate.ts";
 import { DataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
 import type { FluxRecord } from "../../shared/wire/window-result.ts";
-import { call, clicksSpec, postEvents, results } from "./api.ts";
+import { call, clicksSpec, createDataflow, postEvents, results } from "./api.ts";
 
 const ADMIN_TOKEN = "test-admin-token";
 
@@ -76,3 +76,27 @@ export async function expectExact(id: string, stream: string, batches: readonly 
 
 /** Spec overrides for fault tests: 2 partitions, windows that never close. */
 export const faultSpec = { partitions: 2, window: { kind: "tumbling", sizeMs: 10_000, allowedLatenessMs: 100_000_000 } };
+
+/** The pages of {@link subscribedDataflow}: one window each per second and partition. */
+export const SUBSCRIBED_PAGES = ["a", "b", "c", "d"];
+
+/** A two-partition dataflow of 1 s windows with seconds 0..2 posted, and a function that posts more. */
+export async function subscribedDataflow(): Promise<{ id: string; post: (second: number) => Promise<unknown> }> {
+  const { id, stream } = await createDataflow({ partitions: 2, window: { kind: "tumbling", sizeMs: 1_000 } });
+  const post = (second: number) => postUntilAcked(stream, "p", second + 1, SUBSCRIBED_PAGES.map((page) => ({ page, ts: second * 1_000 + 5, bytes: 1 })));
+  for (let second = 0; second < 3; second++) await post(second);
+  return { id, post };
+}
+
+/** Crashes partition 0's primary, posts seconds 3..5 and waits for the fail-over to finish. */
+export async function failOverWhilePosting(id: string, post: (second: number) => Promise<unknown>): Promise<void> {
+  const oldPrimary = (await routing(id))[0]?.primary ?? "";
+  expect((await fault(oldPrimary, "crash")).status).toBe(200);
+  for (let second = 3; second < 6; second++) await post(second);
+  await tick();
+  await tickUntilHealthy(id);
+  expect((await routing(id))[0]?.primary).not.toBe(oldPrimary);
+}
+
+/** Names one output of a subscription, to compare what two subscribers saw. */
+export const outputLabel = (e: { partition: number; outputSeq: number; key: string; windowStartMs: number }) => `${e.partition}:${e.outputSeq}:${e.key}@${e.windowStartMs}`;

@@ -1,28 +1,12 @@
 /** Live subscription over a WebSocket (issue 6): the same feed as the SSE variant, one JSON message per closed window. */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { createApp } from "../../functions/app.ts";
 import { ErrorEnvelopeSchema } from "../../shared/errors.ts";
-import { SubscriptionEventSchema } from "../../shared/wire/subscription.ts";
 import { call, createDataflow, postEvents, results, subscribe } from "../helpers/api.ts";
+import { MessageSchema, openSubscription, type Message } from "../helpers/websocket.ts";
 
-const MessageSchema = z.discriminatedUnion("type", [
-  z.strictObject({ ...SubscriptionEventSchema.shape, type: z.literal("window"), cursor: z.string() }),
-  z.strictObject({ type: z.literal("end"), cursor: z.string() }),
-]);
-type Message = z.infer<typeof MessageSchema>;
 type Window = Extract<Message, { type: "window" }>;
-
-/** Opens the subscription as a WebSocket; the upgrade must succeed. */
-async function open(id: string, query: string, headers: Record<string, string> = {}): Promise<WebSocket> {
-  const res = await call("GET", `/v1/dataflows/${id}/subscribe${query}`, undefined, { upgrade: "websocket", ...headers });
-  expect(res.status, res.status === 101 ? "" : await res.text()).toBe(101);
-  const ws = res.webSocket;
-  if (!ws) throw new Error("a 101 response without a WebSocket");
-  ws.accept();
-  return ws;
-}
 
 /**
  * Collects parsed messages until the server closes (or, with `stopAfter`, until that many
@@ -74,7 +58,7 @@ describe("subscribing over a WebSocket", () => {
     const pages = ["a", "b", "c", "d", "e", "f"];
     await postSeconds(stream, pages, 0, 5);
     // Last-Event-ID belongs to EventSource; on a WebSocket it must not move the start.
-    const { messages, closeCode } = await collect(await open(id, "?maxMs=400", { "last-event-id": "9,9,9" }));
+    const { messages, closeCode } = await collect(await openSubscription(id, "?maxMs=400", { "last-event-id": "9,9,9" }));
 
     const got = windows(messages);
     expect(got).toHaveLength(pages.length * 4);
@@ -102,10 +86,10 @@ describe("subscribing over a WebSocket", () => {
     await postSeconds(stream, pages, 0, 4);
 
     // The client hangs up after five windows and reconnects from the fifth one's cursor.
-    const first = await collect(await open(id, "?maxMs=5000"), 5);
+    const first = await collect(await openSubscription(id, "?maxMs=5000"), 5);
     expect(windows(first.messages)).toHaveLength(5);
     const cut = first.messages.at(-1)?.cursor ?? "";
-    const second = await collect(await open(id, `?maxMs=400&cursor=${cut}`));
+    const second = await collect(await openSubscription(id, `?maxMs=400&cursor=${cut}`));
     expectCursorsFollow(second.messages, cut.split(",").map(Number));
     expect(windows(second.messages).length).toBeGreaterThan(0);
 
@@ -113,7 +97,7 @@ describe("subscribing over a WebSocket", () => {
     await postSeconds(stream, pages, 4, 6);
     const resume = second.messages.at(-1);
     expect(resume?.type).toBe("end");
-    const third = await collect(await open(id, `?maxMs=400&cursor=${resume?.cursor ?? ""}`));
+    const third = await collect(await openSubscription(id, `?maxMs=400&cursor=${resume?.cursor ?? ""}`));
     expect(windows(third.messages).length).toBe(pages.length * 2);
 
     const seen = windows([...first.messages, ...second.messages, ...third.messages]);
@@ -126,7 +110,7 @@ describe("subscribing over a WebSocket", () => {
   it("sends an end message with the unchanged cursor and closes with 1000 once maxMs has passed", async () => {
     const { id } = await createDataflow({ partitions: 2 });
     const startedAt = Date.now();
-    const { messages, closeCode } = await collect(await open(id, "?maxMs=300&cursor=3,4"));
+    const { messages, closeCode } = await collect(await openSubscription(id, "?maxMs=300&cursor=3,4"));
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(300);
     expect(messages).toEqual([{ type: "end", cursor: "3,4" }]);
     expect(closeCode).toBe(1000);
