@@ -21,6 +21,8 @@ import { monitorPort } from "./replica-client.ts";
 const DATAFLOW = "dataflow:";
 const HEALTH = "health:";
 const TOMBSTONE = "tombstone:";
+/** Unexpected monitor errors (not failed replica calls) go to the Worker's log; `/v1/status` shows them as events. */
+const MONITOR_LOG = { error: (context: string, err: unknown) => console.error(`monitor: ${context}:`, err) };
 
 /** Outcome of creating a dataflow. */
 type PutDataflowResult =
@@ -136,7 +138,7 @@ export class Coordinator extends DurableObject<Env> {
           this.ctx.storage.kv.put(HEALTH + record.id, health);
         },
       };
-      pending = (await runMonitorTick(port, store, records, Date.now(), this.#config)).recoveryPending;
+      pending = (await runMonitorTick(port, store, records, Date.now(), this.#config, MONITOR_LOG)).recoveryPending;
     });
     // A recovery with work left continues at once; probes still run between its slices.
     if (pending) await this.#armAlarm(Date.now());

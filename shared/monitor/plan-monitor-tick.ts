@@ -104,7 +104,8 @@ function updateHealth(record: DataflowRecord, health: HealthMap, probes: Readonl
     const entry = (health[name] ??= { misses: 0, lastOkAtMs: null, last: null, lastMissAtMs: null });
     // A replica answering without state, or with another partition's, lost its storage: a miss.
     const sound = probe.ok && probe.status !== null && probe.status.dataflowId === record.id;
-    const expectedEmpty = probe.ok && probe.status === null && record.routes.some((r) => r.recovery?.replica === name);
+    // Only a fresh replica not yet seeded may answer empty; once installed, losing its state is a failure (issue 10).
+    const expectedEmpty = probe.ok && probe.status === null && record.routes.some((r) => r.recovery?.replica === name && r.recovery.phase === "seeding");
     if (sound || expectedEmpty) {
       entry.misses = 0;
       entry.lastOkAtMs = nowMs;

@@ -6,6 +6,7 @@
  */
 import type { DataflowRecord, HealthMap } from "../wire/routing.ts";
 import { advanceRecovery } from "./advance-recovery.ts";
+import { markCallFailures, tickErrors, type MonitorLog } from "./monitor-errors.ts";
 import { desiredConfigs, isConfigured } from "./desired-config.ts";
 import type { MonitorPort, ProbeResult } from "./monitor-port.ts";
 import { planMonitorTick, replicasToProbe, type MonitorTuning } from "./plan-monitor-tick.ts";
@@ -25,46 +26,59 @@ const RECOVERY_CALLS_PER_TICK = 40;
 
 /**
  * Runs one tick for each ready dataflow in `records` (mutated in place).
+ * @param log receives errors that are not failed replica calls (bugs), with context;
+ *   they are also kept as `monitor-error` events of the dataflow.
  * @returns `recoveryPending` when a recovery used up its share of calls and should
  *   continue right away rather than a heartbeat later.
  */
 export async function runMonitorTick(
-  port: MonitorPort,
+  rawPort: MonitorPort,
   store: MonitorStore,
   records: readonly { record: DataflowRecord; health: HealthMap }[],
   nowMs: number,
   tuning: MonitorTuning,
+  log: MonitorLog,
 ): Promise<{ recoveryPending: boolean }> {
   const budget = { calls: RECOVERY_CALLS_PER_TICK };
+  const port = markCallFailures(rawPort);
   await Promise.all(
     records
       .filter(({ record }) => record.ready && !record.deleting)
       .map(async ({ record, health }) => {
+        const errors = tickErrors(log, record, nowMs);
         const probes = await probeAll(port, replicasToProbe(record));
         planMonitorTick(record, health, probes, nowMs, tuning);
         await store.save(record, health);
-        await reconcile(port, record, probes);
+        await reconcile(port, record, probes, errors.report);
         await Promise.all(
           record.routes.map((route) =>
-            syncStandby(port, route, statusOf(probes, route.primary), route.standby ? statusOf(probes, route.standby) : null).catch(() => undefined),
+            syncStandby(port, route, statusOf(probes, route.primary), route.standby ? statusOf(probes, route.standby) : null).catch((err: unknown) =>
+              errors.report(route.partition, "standby sync", err),
+            ),
           ),
         );
         let attached = false;
         for (const route of record.routes) {
           if (route.status !== "recovering") continue;
+          // A failed save is the coordinator's own storage failing: it ends the tick, unlike a replica that did not answer.
+          let saveError: { err: unknown } | null = null;
+          const save = () => store.save(record, health).catch((err: unknown) => Promise.reject((saveError = { err }).err));
           try {
-            const event = await advanceRecovery(port, record, route, budget, () => store.save(record, health));
+            const event = await advanceRecovery(port, record, route, budget, save);
             if (event) record.events.push({ atMs: nowMs, ...event });
             attached ||= route.recovery?.phase === "attached" || event?.kind === "recovery-finished";
-          } catch {
-            // A replica did not answer; the recovery resumes from its last saved step next tick.
+          } catch (err) {
+            if (saveError) throw err;
+            // A replica did not answer (or a bug, reported); the recovery resumes from its last saved step next tick.
+            errors.report(route.partition, "recovery", err);
           }
         }
         await store.save(record, health);
         // A standby was attached under a new epoch: tell both replicas now, not a heartbeat later.
-        if (attached) await reconcile(port, record, probes);
+        if (attached) await reconcile(port, record, probes, errors.report);
         // Last, so a slow tick write never delays fail-over or recovery; only to replicas that answered.
-        await sendClockTicks(port, record, nowMs, (name) => statusOf(probes, name) !== null);
+        await sendClockTicks(port, record, nowMs, (name) => statusOf(probes, name) !== null, errors.report);
+        if (errors.takeUnsaved()) await store.save(record, health);
       }),
   );
   return { recoveryPending: budget.calls <= 0 };
@@ -89,7 +103,12 @@ async function probeAll(port: MonitorPort, names: readonly string[]): Promise<Ma
 }
 
 /** Sends each answering replica the configuration its route wants; retired ones leave the list once told. */
-async function reconcile(port: MonitorPort, record: DataflowRecord, probes: ReadonlyMap<string, ProbeResult>): Promise<void> {
+async function reconcile(
+  port: MonitorPort,
+  record: DataflowRecord,
+  probes: ReadonlyMap<string, ProbeResult>,
+  report: (partition: number, context: string, err: unknown) => void,
+): Promise<void> {
   await Promise.all(
     record.routes.flatMap((route) =>
       desiredConfigs(record, route).map(async (desired) => {
@@ -99,7 +118,8 @@ async function reconcile(port: MonitorPort, record: DataflowRecord, probes: Read
         if (!done) {
           try {
             done = (await port.configure(desired.name, desired)).status === "ok";
-          } catch {
+          } catch (err) {
+            report(route.partition, `configuring ${desired.name}`, err);
             done = false;
           }
         }

@@ -13,14 +13,20 @@ import type { DataflowRecord } from "../wire/routing.ts";
  * Sends `nowMs` as a tick to every available partition (healthy, degraded or being
  * recovered: client writes go on then too) whose routed replicas all
  * `answered` this tick's probes (a hung one would hold the monitor for a call timeout);
- * failures are left for the next tick.
+ * failures are left for the next tick, and go to `report` (which ignores failed calls).
  */
-export async function sendClockTicks(port: ReplicaPort, record: DataflowRecord, nowMs: number, answered: (name: string) => boolean): Promise<void> {
+export async function sendClockTicks(
+  port: ReplicaPort,
+  record: DataflowRecord,
+  nowMs: number,
+  answered: (name: string) => boolean,
+  report: (partition: number, context: string, err: unknown) => void,
+): Promise<void> {
   if (record.spec.idleAdvanceMs === undefined) return;
   const tick = { producer: TICK_PRODUCER, seq: Math.max(1, Math.floor(nowMs)), records: TICK_RECORDS };
   await Promise.all(
     record.routes
       .filter((route) => route.status !== "unavailable" && answered(route.primary) && (route.standby === null || answered(route.standby)))
-      .map((route) => writePartition(port, route, tick).catch(() => undefined)),
+      .map((route) => writePartition(port, route, tick).catch((err: unknown) => report(route.partition, "clock tick", err))),
   );
 }

@@ -44,7 +44,11 @@ export class ClusterHarness {
   /** One monitor tick, 500 ms of simulated time after the previous one. */
   async tick(): Promise<void> {
     this.nowMs += 500;
-    await runMonitorTick(this.monitorPort, this.store, [{ record: this.record, health: this.health }], this.nowMs, { failAfterMisses: 2, locationHints: [], missSpacingMs: 250 });
+    const unexpected: unknown[] = [];
+    const log = { error: (context: string, err: unknown) => void unexpected.push(new Error(`monitor: ${context}`, { cause: err })) };
+    await runMonitorTick(this.monitorPort, this.store, [{ record: this.record, health: this.health }], this.nowMs, { failAfterMisses: 2, locationHints: [], missSpacingMs: 250 }, log);
+    // An error that is not a failed replica call is a bug, never something to retry past.
+    if (unexpected.length > 0) throw unexpected[0];
   }
 
   /** Posts once from a possibly stale copy of the routing; throws what the router would answer. */

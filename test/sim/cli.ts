@@ -3,9 +3,11 @@
  * over N seeds; `npm run sim -- --seed S --trace [...]` replays one seed with its trace.
  * Exits non-zero when any seed violates an invariant.
  */
+import { coverageProblems, emptyCoverage, formatCoverage, mergeCoverage } from "./coverage.ts";
 import { describeFailures, runSeeds } from "./run-seeds.ts";
 import { runSimulation } from "./run-simulation.ts";
 import { isVariant, VARIANTS } from "./variants.ts";
+import { formatViolation } from "./violations.ts";
 import { WORKLOADS, type Workload } from "./sim-world.ts";
 
 function isWorkload(name: string): name is Workload {
@@ -32,8 +34,9 @@ if (args.includes("--seed")) {
   const seed = value("--seed", 1);
   const result = await runSimulation(seed, { ...options, trace: flag("--trace") });
   if (flag("--trace")) process.stdout.write(`${result.trace.join("\n")}\n`);
-  process.stdout.write(`seed ${seed}: ${result.stats.batches} batches, ${result.stats.faults} faults, ${result.stats.simMs} simulated ms\n`);
-  process.stdout.write(result.violations.length === 0 ? "no violations\n" : `violations:\n  ${result.violations.join("\n  ")}\n`);
+  const { batches, simMs, coverage } = result.stats;
+  process.stdout.write(`seed ${seed}: ${batches} batches, ${coverage.replicaFaults} replica faults (${JSON.stringify(coverage.kinds)}), ${simMs} simulated ms\n`);
+  process.stdout.write(result.violations.length === 0 ? "no violations\n" : `violations:\n  ${result.violations.map(formatViolation).join("\n  ")}\n`);
   process.exitCode = result.violations.length === 0 ? 0 : 1;
 } else {
   const count = value("--seeds", 1000);
@@ -41,14 +44,18 @@ if (args.includes("--seed")) {
   const started = performance.now();
   let runs = 0;
   const failures = [];
+  const coverage = emptyCoverage();
   for (let at = from; at < from + count && failures.length < 5; at += 500) {
     const report = await runSeeds(at, Math.min(500, from + count - at), options, 5 - failures.length);
     runs += report.runs;
     failures.push(...report.failures);
+    mergeCoverage(coverage, report.coverage);
     process.stdout.write(`\r${runs}/${count} seeds, ${failures.length} failing`);
   }
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   process.stdout.write(`\n${runs} seeds from ${from} in ${seconds} s${options.variant ? ` (variant ${options.variant})` : ""}\n`);
-  if (failures.length > 0) process.stdout.write(`${describeFailures({ runs, failures })}\n`);
+  process.stdout.write(`${formatCoverage("coverage", coverage)}\n`);
+  for (const problem of coverageProblems(coverage, options.bothDown)) process.stdout.write(`coverage too low: ${problem}\n`);
+  if (failures.length > 0) process.stdout.write(`${describeFailures({ failures })}\n`);
   process.exitCode = failures.length === 0 ? 0 : 1;
 }

@@ -1,28 +1,29 @@
 /**
- * One seeded run of the whole protocol in simulation (issue 4): producers post through
- * routers, replicas fail and return, the monitor takes over and recovers, readers follow
- * each partition's output cursor; then the run settles and the invariants are checked.
+ * One seeded run of the whole protocol in simulation (issues 4, 10): producers post
+ * through routers, replicas fail and return, the monitor takes over and recovers, readers
+ * follow each partition's output cursor; then the run settles and the invariants are
+ * checked, the golden run among them.
  */
 import { partitionFor } from "../../shared/partitioner.ts";
+import { checkGolden } from "./golden.ts";
 import { monitorLoop, monitorTick, produce, readLoop } from "./sim-actors.ts";
 import { checkSettled, checkWriters } from "./sim-checks.ts";
 import { faultLoop } from "./sim-faults.ts";
-import { HEARTBEAT_MS, SETTLE_LIMIT_MS, SimWorld, type Batch, type SimOptions } from "./sim-world.ts";
+import { HEARTBEAT_MS, SETTLE_LIMIT_MS, SimWorld, type Batch, type FaultCoverage, type SimOptions } from "./sim-world.ts";
+import type { Violation } from "./violations.ts";
 
 export interface SimResult {
   seed: number;
-  violations: string[];
+  violations: Violation[];
   trace: string[];
-  stats: { batches: number; faults: number; simMs: number };
+  stats: { batches: number; simMs: number; coverage: FaultCoverage };
 }
 
 export async function runSimulation(seed: number, options: SimOptions = {}): Promise<SimResult> {
   const w = new SimWorld(seed, options);
   const producers = Array.from({ length: 1 + w.rng.int(3) }, (_, i) => `p${i}`);
   const counts = producers.map(() => 4 + w.rng.int(8));
-  const total = counts.reduce((a, b) => a + b, 0);
   let clientsDone = false;
-  let faultsDone = false;
   let settled = false;
   const clients = Promise.all(producers.flatMap((p, i) => [0, 1].map((lane) => produce(w, p, lane, counts[i] ?? 0)))).then(() => {
     clientsDone = true;
@@ -30,12 +31,10 @@ export async function runSimulation(seed: number, options: SimOptions = {}): Pro
   const loops = [
     ["monitor", monitorLoop(w, () => settled)],
     ["reader", readLoop(w, () => settled)],
-    ["faults", faultLoop(w, () => clientsDone).finally(() => (faultsDone = true))],
+    ["faults", faultLoop(w, counts.reduce((a, b) => a + b, 0)).finally(() => (w.faultsDone = true))],
   ] as const;
-  for (const [name, loop] of loops) {
-    loop.catch((err: unknown) => w.violations.push(`simulator ${name} loop crashed: ${err instanceof Error ? err.stack : String(err)}`));
-  }
-  await w.clock.run(SETTLE_LIMIT_MS * 2, () => clientsDone && faultsDone);
+  for (const [name, loop] of loops) loop.catch((err: unknown) => w.violations.exception(`simulator ${name} loop`, err));
+  await w.clock.run(SETTLE_LIMIT_MS * 2, () => clientsDone && w.faultsDone);
   await clients;
   await settle(w);
   settled = true;
@@ -43,8 +42,9 @@ export async function runSimulation(seed: number, options: SimOptions = {}): Pro
   const lastTick = monitorTick(w, false);
   await w.clock.run(w.clock.now + 1_000);
   await lastTick;
-  finalChecks(w, total);
-  return { seed, violations: w.violations, trace: w.trace, stats: { batches: total, faults: w.faults, simMs: w.clock.now } };
+  finalChecks(w);
+  if (process.env.SIM_DEBUG) console.log(JSON.stringify(w.record().routes, null, 1), [...w.replicas.replicas.keys()].map((n) => [n, w.replicas.host(n).status(), w.replicas.replica(n).fault]));
+  return { seed, violations: w.violations.list, trace: w.trace, stats: { batches: w.allBatches.size, simMs: w.clock.now, coverage: w.coverage } };
 }
 
 /** Faults have stopped: heal every replica (a wiped one stays empty) and wait until everything is healthy and caught up. */
@@ -67,12 +67,13 @@ async function settle(w: SimWorld): Promise<void> {
       );
     });
   await w.clock.run(w.clock.now + SETTLE_LIMIT_MS, isSettled);
-  if (!isSettled()) w.violations.push(`partitions not healthy and caught up ${SETTLE_LIMIT_MS} ms after faults stopped`);
+  if (!isSettled()) w.violations.add("settles", `partitions not healthy and caught up ${SETTLE_LIMIT_MS} ms after faults stopped`);
 }
 
-/** Exactly once per partition, replicas equal, at most one writer per epoch. */
-function finalChecks(w: SimWorld, total: number): void {
-  if (w.acked.size !== total && w.violations.length === 0) w.violations.push(`only ${w.acked.size} of ${total} batches acknowledged`);
+/** Exactly once per partition, replicas equal, at most one writer per epoch, the golden run. */
+function finalChecks(w: SimWorld): void {
+  const total = w.allBatches.size;
+  if (w.acked.size !== total && w.violations.length === 0) w.violations.add("settles", `only ${w.acked.size} of ${total} batches acknowledged`);
   // Batches never acknowledged may have been applied, but at most once.
   const unacked = [...w.allBatches.values()].filter((b) => !w.acked.has(`${b.producer}#${b.seq}`));
   checkWriters(w.replicas.writers, w.violations);
@@ -85,10 +86,37 @@ function finalChecks(w: SimWorld, total: number): void {
     const results = primary.readResults(route.epoch, {});
     const counted = results.status === "ok" ? results.results.reduce((n, r) => n + Number(r.values.n ?? r.values.packets ?? 0), 0) : -1;
     const outputs = (name: string | null) => (name ? JSON.stringify(w.replicas.replica(name).storage.outputs) : "");
+    const open = (name: string | null) => JSON.stringify((name ? w.replicas.host(name).load()?.operator.openResults({}) : null) ?? null);
     checkSettled(
-      { partition: route.partition, primary: primary.status(), standby: standby?.status() ?? null, counted, primaryOutputs: outputs(route.primary), standbyOutputs: outputs(route.standby) },
+      {
+        partition: route.partition,
+        primary: primary.status(),
+        standby: standby?.status() ?? null,
+        counted,
+        primaryOutputs: outputs(route.primary),
+        standbyOutputs: outputs(route.standby),
+        primaryOpen: open(route.primary),
+        standbyOpen: open(route.standby),
+      },
       expected,
       w.violations,
     );
+    const held = w.replicas.replica(route.primary).storage.outputs;
+    w.readers[route.partition]?.checkFinal(held);
+    goldenRun(w, route.partition, route.primary);
   }
+}
+
+/** The primary's outputs and open results against a fresh operator fed the partition's stable log. */
+function goldenRun(w: SimWorld, partition: number, primaryName: string): void {
+  const state = w.replicas.host(primaryName).load();
+  if (!state) return;
+  const { entries, missing } = w.history.log(partition, state.meta.appliedLsn);
+  if (missing !== null) {
+    w.violations.add("golden", `partition ${partition}: LSN ${missing} of ${state.meta.appliedLsn} was never recorded as stable`);
+    return;
+  }
+  const outputs = w.replicas.replica(primaryName).storage.outputs.map((o) => o.result);
+  const openResults = state.operator.openResults({});
+  checkGolden({ spec: w.spec, partition, log: entries, batches: w.allBatches, acked: w.acked, outputs, openResults }, w.violations);
 }

@@ -8,7 +8,12 @@ import { runMonitorTick } from "../../shared/monitor/run-monitor-tick.ts";
 import { writeBatch } from "../../shared/router/write-batch.ts";
 import type { ReplicaPort } from "../../shared/router/write-partition.ts";
 import { HealthMapSchema, type DataflowRecord, type HealthMap } from "../../shared/wire/routing.ts";
+import { FluxError } from "../../shared/errors.ts";
 import { HEARTBEAT_MS, ROUTER_DEADLINE_MS, SETTLE_LIMIT_MS, type Batch, type SimWorld } from "./sim-world.ts";
+import { InjectedFailure, isFailedCall } from "./violations.ts";
+
+/** Extra batches a producer lane may write while faults are still being injected. */
+const EXTRA_BATCHES = 30;
 
 /** The monitor: ticks every heartbeat; sometimes dies part-way through a tick (what it had not saved is lost). */
 export async function monitorLoop(w: SimWorld, stopAt: () => boolean): Promise<void> {
@@ -30,31 +35,26 @@ export async function monitorTick(w: SimWorld, dies: boolean): Promise<void> {
   const inner = w.replicas.port(40, 20);
   const port = new Proxy(inner, {
     get: (target, key: keyof MonitorPort) => (...args: never[]) =>
-      alive() ? (target[key] as (...a: never[]) => Promise<unknown>)(...args) : Promise.reject(new Error("monitor died")),
+      alive() ? (target[key] as (...a: never[]) => Promise<unknown>)(...args) : Promise.reject(new InjectedFailure("monitor died")),
   }) as MonitorPort;
   const save = async (r: DataflowRecord, h: HealthMap) => {
-    if (!alive()) throw new Error("monitor died");
-    for (const e of r.events.slice(w.record().events.length)) w.log(`monitor: ${e.kind} p${e.partition}: ${e.detail}`);
-    if (w.variant === "promotion-without-fencing") unfence(r, w.lastSaved);
+    if (!alive()) throw new InjectedFailure("monitor died");
+    const before = w.record();
+    for (const e of r.events.slice(before.events.length)) w.log(`monitor: ${e.kind} p${e.partition}: ${e.detail}`);
+    w.hooks.save?.(r, before, h);
     w.stored = JSON.stringify(r);
     w.storedHealth = JSON.stringify(h);
-    w.lastSaved = new Map(r.routes.map((x) => [x.partition, { epoch: x.epoch, primary: x.primary }]));
   };
   const health = HealthMapSchema.parse(JSON.parse(w.storedHealth));
+  // Errors the monitor reports are bugs (failed calls are never reported): each is a violation.
+  const log = { error: (context: string, err: unknown) => w.violations.exception(`monitor ${context}`, err) };
   try {
-    await runMonitorTick(port, { save }, [{ record: w.load(), health }], w.clock.now, { failAfterMisses: 2, locationHints: [], missSpacingMs: 25 });
+    await runMonitorTick(port, { save }, [{ record: w.load(), health }], w.clock.now, { failAfterMisses: 2, locationHints: [], missSpacingMs: 25 }, log);
   } catch (err) {
+    if (!isFailedCall(err)) w.violations.exception("monitor tick", err);
     w.log(`monitor tick died: ${String(err)}`);
   }
   if (dies) w.log("monitor died mid-tick");
-}
-
-/** The promotion-without-fencing variant: a takeover keeps the old epoch. */
-function unfence(record: DataflowRecord, lastSaved: ReadonlyMap<number, { epoch: number; primary: string }>): void {
-  for (const route of record.routes) {
-    const before = lastSaved.get(route.partition);
-    if (before && route.primary !== before.primary && route.epoch > before.epoch) route.epoch = before.epoch;
-  }
 }
 
 /** One post through a random router, which may hold stale routing and may die after the primary answered. */
@@ -74,7 +74,7 @@ async function send(w: SimWorld, batch: Batch): Promise<void> {
     ...base,
     applyBatch: async (name, msg) => {
       const reply = await base.applyBatch(name, msg);
-      if (dies) throw new Error("router died after the primary answered");
+      if (dies) throw new InjectedFailure("router died after the primary answered");
       return reply;
     },
   };
@@ -95,14 +95,17 @@ function checkReplicatedAck(w: SimWorld, acks: readonly { partition: number; rep
     if (!replicated || !route || route.status !== "healthy" || !route.standby) continue;
     for (const name of [route.primary, route.standby]) {
       if (w.replicas.wiped.has(name) || w.replicas.holds(name, batch.producer, batch.seq)) continue;
-      w.violations.push(`${batch.producer}#${batch.seq} acknowledged as replicated, but ${name} (partition ${partition}, epoch ${route.epoch}) does not hold it`);
+      w.violations.add("replicated-ack", `${batch.producer}#${batch.seq} acknowledged as replicated, but ${name} (partition ${partition}, epoch ${route.epoch}) does not hold it`);
     }
   }
 }
 
-/** A producer lane: batches `1 + lane`, `3 + lane`, … resent until acknowledged, sometimes resent after. */
+/**
+ * A producer lane: batches `1 + lane`, `3 + lane`, … resent until acknowledged, sometimes
+ * resent after; at least `count` of them, and more while faults are still being injected.
+ */
 export async function produce(w: SimWorld, producer: string, lane: number, count: number): Promise<void> {
-  for (let seq = 1 + lane; seq <= count; seq += 2) {
+  for (let seq = 1 + lane; seq <= count || (!w.faultsDone && seq <= count + EXTRA_BATCHES); seq += 2) {
     await w.clock.sleep(w.rng.int(60));
     const events = Array.from({ length: 1 + w.rng.int(4) }, () => ({ k: `key${w.rng.int(12)}`, ts: w.clock.now + w.rng.int(150), v: w.rng.int(100) }));
     const batch = { producer, seq, events };
@@ -114,8 +117,13 @@ export async function produce(w: SimWorld, producer: string, lane: number, count
         break;
       } catch (err) {
         w.log(`${producer}#${seq} not acknowledged: ${err instanceof Error ? err.message : String(err)}`);
+        const retryable = isFailedCall(err) || (err instanceof FluxError && err.code === "UNAVAILABLE");
+        if (!retryable) {
+          w.violations.exception(`router writing ${producer}#${seq}`, err);
+          return;
+        }
         if (w.clock.now - startedAt > SETTLE_LIMIT_MS) {
-          w.violations.push(`batch ${producer}#${seq} not acknowledged within ${SETTLE_LIMIT_MS} ms`);
+          w.violations.add("settles", `batch ${producer}#${seq} not acknowledged within ${SETTLE_LIMIT_MS} ms`);
           return;
         }
         await w.clock.sleep(10 + w.rng.int(40));
@@ -123,7 +131,11 @@ export async function produce(w: SimWorld, producer: string, lane: number, count
     }
     w.acked.set(`${producer}#${seq}`, batch);
     w.log(`${producer}#${seq} acknowledged`);
-    if (w.rng.chance(0.1)) await send(w, batch).catch(() => undefined);
+    if (w.rng.chance(0.1)) {
+      await send(w, batch).catch((err: unknown) => {
+        if (!isFailedCall(err) && !(err instanceof FluxError && err.code === "UNAVAILABLE")) w.violations.exception(`router resending ${producer}#${seq}`, err);
+      });
+    }
   }
 }
 
@@ -147,8 +159,9 @@ export async function readLoop(w: SimWorld, stopAt: () => boolean): Promise<void
           if (page.status !== "ok") return;
           reader.accept(page.outputs, route.primary);
           checkOutputsReplicated(w, route.partition, page.outputs);
-        } catch {
+        } catch (err) {
           // unavailable right now; the cursor waits
+          if (!isFailedCall(err)) w.violations.exception(`reader of partition ${route.partition}`, err);
         }
       }),
     );
@@ -162,7 +175,7 @@ function checkOutputsReplicated(w: SimWorld, partition: number, outputs: readonl
   const held = new Map(w.replicas.replica(route.standby).storage.outputs.map((o) => [o.outputSeq, JSON.stringify(o.result)]));
   for (const o of outputs) {
     if (held.get(o.outputSeq) !== JSON.stringify(o.result)) {
-      w.violations.push(`partition ${partition}: a reader got output ${o.outputSeq} that standby ${route.standby} does not hold (unstable prefix)`);
+      w.violations.add("stable-prefix", `partition ${partition}: a reader got output ${o.outputSeq} that standby ${route.standby} does not hold (unstable prefix)`);
     }
   }
 }

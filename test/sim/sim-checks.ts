@@ -4,15 +4,16 @@
  * replicas agree, every partition healthy).
  */
 import type { NumberedOutput, ReplicaStatus } from "../../shared/wire/replica-rpc.ts";
+import type { Violations } from "./violations.ts";
 
 /** A cursor-following reader of one partition's output stream. */
 export class CursorReader {
   cursor = 0;
   readonly seen = new Map<number, string>();
-  readonly #violations: string[];
+  readonly #violations: Violations;
   readonly #partition: number;
 
-  constructor(partition: number, violations: string[]) {
+  constructor(partition: number, violations: Violations) {
     this.#partition = partition;
     this.#violations = violations;
   }
@@ -23,25 +24,36 @@ export class CursorReader {
       const body = JSON.stringify(result);
       const earlier = this.seen.get(outputSeq);
       if (earlier !== undefined && earlier !== body) {
-        this.#violations.push(`partition ${this.#partition}: output ${outputSeq} from ${from} differs from what the reader already saw (retracted)`);
+        this.#violations.add("cursor-retract", `partition ${this.#partition}: output ${outputSeq} from ${from} differs from what the reader already saw`);
       }
       if (outputSeq <= this.cursor) {
-        this.#violations.push(`partition ${this.#partition}: output ${outputSeq} from ${from} repeated (cursor ${this.cursor})`);
+        this.#violations.add("cursor-repeat", `partition ${this.#partition}: output ${outputSeq} from ${from} repeated (cursor ${this.cursor})`);
         continue;
       }
       if (outputSeq !== this.cursor + 1) {
-        this.#violations.push(`partition ${this.#partition}: output ${this.cursor + 1} skipped, ${from} sent ${outputSeq}`);
+        this.#violations.add("cursor-skip", `partition ${this.#partition}: output ${this.cursor + 1} skipped, ${from} sent ${outputSeq}`);
       }
       this.seen.set(outputSeq, body);
       this.cursor = outputSeq;
     }
   }
+
+  /** After the run: every output the reader saw is still what the partition holds at that number. */
+  checkFinal(held: readonly NumberedOutput[]): void {
+    const final = new Map(held.map((o) => [o.outputSeq, JSON.stringify(o.result)]));
+    for (const [outputSeq, body] of this.seen) {
+      if (final.get(outputSeq) !== body) {
+        this.#violations.add("cursor-retract", `partition ${this.#partition}: the reader saw output ${outputSeq} as ${body}, the partition now holds ${final.get(outputSeq) ?? "nothing"}`);
+        return;
+      }
+    }
+  }
 }
 
 /** Per epoch of a partition, at most one replica may accept writes. */
-export function checkWriters(writers: ReadonlyMap<string, ReadonlySet<string>>, violations: string[]): void {
+export function checkWriters(writers: ReadonlyMap<string, ReadonlySet<string>>, violations: Violations): void {
   for (const [key, names] of writers) {
-    if (names.size > 1) violations.push(`two replicas accepted writes in partition@epoch ${key}: ${[...names].join(", ")}`);
+    if (names.size > 1) violations.add("one-writer-per-epoch", `two replicas accepted writes in partition@epoch ${key}: ${[...names].join(", ")}`);
   }
 }
 
@@ -54,25 +66,28 @@ export interface SettledPartition {
   counted: number;
   primaryOutputs: string;
   standbyOutputs: string;
+  primaryOpen: string;
+  standbyOpen: string;
 }
 
 /**
  * Exactly once: every record of every acknowledged batch counted once (or dropped as
  * late), those of unacknowledged batches at most once; and both replicas equal.
  */
-export function checkSettled(p: SettledPartition, expectedRecords: { min: number; max: number }, violations: string[]): void {
+export function checkSettled(p: SettledPartition, expectedRecords: { min: number; max: number }, violations: Violations): void {
   const where = `partition ${p.partition}`;
   if (!p.primary || !p.standby) {
-    violations.push(`${where}: settled without ${p.primary ? "a standby" : "a primary"}`);
+    violations.add("settles", `${where}: settled without ${p.primary ? "a standby" : "a primary"}`);
     return;
   }
   const total = p.counted + p.primary.lateRecords;
   if (total < expectedRecords.min || total > expectedRecords.max) {
     const range = expectedRecords.min === expectedRecords.max ? `${expectedRecords.min}` : `${expectedRecords.min}..${expectedRecords.max}`;
-    violations.push(`${where}: counted ${p.counted} + ${p.primary.lateRecords} late = ${total} records, expected ${range}`);
+    violations.add("exactly-once", `${where}: counted ${p.counted} + ${p.primary.lateRecords} late = ${total} records, expected ${range}`);
   }
-  if (p.primary.appliedLsn !== p.primary.lsn) violations.push(`${where}: primary stable at ${p.primary.appliedLsn} of ${p.primary.lsn}`);
-  if (p.standby.lsn !== p.primary.lsn) violations.push(`${where}: standby at LSN ${p.standby.lsn}, primary at ${p.primary.lsn}`);
-  if (p.standby.lateRecords !== p.primary.lateRecords) violations.push(`${where}: replicas disagree on late records`);
-  if (p.primaryOutputs !== p.standbyOutputs) violations.push(`${where}: primary and standby emitted different outputs`);
+  if (p.primary.appliedLsn !== p.primary.lsn) violations.add("settles", `${where}: primary stable at ${p.primary.appliedLsn} of ${p.primary.lsn}`);
+  if (p.standby.lsn !== p.primary.lsn) violations.add("settles", `${where}: standby at LSN ${p.standby.lsn}, primary at ${p.primary.lsn}`);
+  if (p.standby.lateRecords !== p.primary.lateRecords) violations.add("replicas-agree", `${where}: replicas disagree on late records`);
+  if (p.primaryOutputs !== p.standbyOutputs) violations.add("replicas-agree", `${where}: primary and standby emitted different outputs`);
+  if (p.primaryOpen !== p.standbyOpen) violations.add("replicas-agree", `${where}: primary and standby hold different open results`);
 }

@@ -1,29 +1,61 @@
 /**
- * The fault injector of a simulated run: coordinator outages, and replica faults with at
- * most one replica per partition down at a time (or both, in both-down runs).
+ * The fault injector of a simulated run (issue 10): a planned number of replica faults,
+ * timed against client activity — the first once a random share of the batches has been
+ * acknowledged, the next ones often while a partition is recovering from the previous
+ * fault — plus coordinator outages. Normal runs keep at most one replica per partition
+ * down at a time (a fresh replica being seeded counts as the one); both-down runs take
+ * both replicas that hold the partition's data down at once, every time.
  */
+import type { PartitionRoute } from "../../shared/wire/routing.ts";
 import type { SimWorld } from "./sim-world.ts";
 
-export async function faultLoop(w: SimWorld, stopAt: () => boolean): Promise<void> {
-  while (!stopAt()) {
-    await w.clock.sleep(100 + w.rng.int(400));
-    if (stopAt()) return;
-    if (w.rng.chance(0.15)) {
-      await coordinatorOutage(w);
-      continue;
-    }
-    const route = w.record().routes[w.rng.int(w.record().routes.length)];
-    // One failure per partition at a time: both replicas up and holding their state.
-    const intact = (name: string) => w.replicas.replica(name).fault === null && w.replicas.host(name).status() !== null;
-    if (!route || route.status !== "healthy" || !route.standby || !intact(route.primary) || !intact(route.standby)) continue;
-    if (w.options.bothDown && w.faults >= 2) continue;
-    w.faults += 1;
-    if (w.options.bothDown) await bothDown(w, route.partition, route.primary, route.standby);
-    else await oneDown(w, route.partition, [route.primary, route.standby][w.rng.int(2)] ?? "");
+/** How long the injector waits for a partition in the state a fault needs before giving up on that fault. */
+const WAIT_LIMIT_MS = 5_000;
+
+export async function faultLoop(w: SimWorld, total: number): Promise<void> {
+  // 1 fault in 45% of seeds, 2 in 35%, 3 in 20%.
+  const planned = 1 + (w.rng.chance(0.55) ? 1 + (w.rng.chance(0.35) ? 1 : 0) : 0);
+  const firstAt = Math.floor(w.rng.next() * 0.6 * total);
+  await until(w, () => w.acked.size >= firstAt, SETTLE_WAIT);
+  for (let i = 0; i < planned; i++) {
+    if (w.rng.chance(0.2)) await coordinatorOutage(w);
+    // After the first fault, usually strike while the partition is recovering from it.
+    const inRecovery = i > 0 && w.rng.chance(0.7);
+    if (!inRecovery) await w.clock.sleep(w.rng.int(200));
+    const route = await until(w, () => pick(w, inRecovery) ?? pick(w, false), WAIT_LIMIT_MS);
+    if (!route) continue;
+    if (w.options.bothDown) await bothDown(w, route);
+    else await oneDown(w, route);
   }
 }
 
+/** Polls every 5 ms until `found` gives a value, or `limitMs` passes. */
+async function until<T>(w: SimWorld, found: () => T | null | false, limitMs: number): Promise<T | null> {
+  const giveUpAt = w.clock.now + limitMs;
+  for (;;) {
+    const value = found();
+    if (value) return value;
+    if (w.clock.now >= giveUpAt) return null;
+    await w.clock.sleep(5);
+  }
+}
+
+/** Long enough for any client to finish; the first fault waits for acknowledgements at most this long. */
+const SETTLE_WAIT = 20_000;
+
+/** A partition a fault may hit now: a recovering one (`inRecovery`), or a healthy one with both replicas intact. */
+function pick(w: SimWorld, inRecovery: boolean): PartitionRoute | null {
+  const intact = (name: string) => w.replicas.replica(name).fault === null && w.replicas.host(name).status() !== null;
+  const fits = (r: PartitionRoute) =>
+    inRecovery
+      ? r.status === "recovering" && r.recovery !== null && intact(r.primary) && w.replicas.replica(r.recovery.replica).fault === null
+      : r.status === "healthy" && r.standby !== null && intact(r.primary) && intact(r.standby);
+  const candidates = w.record().routes.filter(fits);
+  return candidates[w.rng.int(candidates.length)] ?? null;
+}
+
 async function coordinatorOutage(w: SimWorld): Promise<void> {
+  w.count("coordinator-outage", false);
   w.coordinatorUp = false;
   w.log("coordinator down");
   await w.clock.sleep(100 + w.rng.int(300));
@@ -31,31 +63,43 @@ async function coordinatorOutage(w: SimWorld): Promise<void> {
   w.log("coordinator up");
 }
 
-/** Crash both replicas; check the partition reports unavailable; bring back both, or the last primary. */
-async function bothDown(w: SimWorld, partition: number, primary: string, standby: string): Promise<void> {
-  const pair = [primary, standby];
+/**
+ * Crash both replicas that hold the partition's data (primary and standby, or primary and
+ * the fresh replica being seeded); check it reports unavailable; bring back both, or the
+ * last primary only.
+ */
+async function bothDown(w: SimWorld, route: PartitionRoute): Promise<void> {
+  const second = route.standby ?? route.recovery?.replica ?? "";
+  const pair = [route.primary, second];
+  w.count("both-down", true, route.status === "recovering");
+  w.coverage.bothDown += 1;
   for (const name of pair) w.replicas.inject(name, "crash");
   await w.clock.sleep(400 + w.rng.int(400));
-  const status = w.record().routes[partition]?.status;
-  if (status !== "unavailable") w.violations.push(`partition ${partition} reported ${status} with both replicas down`);
+  const status = w.record().routes[route.partition]?.status;
+  if (status !== "unavailable") w.violations.add("unavailable", `partition ${route.partition} reported ${status} with both replicas down`);
   // Only the one the routing last made primary may bring the partition back on its own:
   // the other may lack writes acknowledged while it was down.
-  const lastPrimary = w.record().routes[partition]?.primary ?? primary;
+  const lastPrimary = w.record().routes[route.partition]?.primary ?? route.primary;
   for (const name of w.rng.chance(0.5) ? pair : [lastPrimary]) w.replicas.inject(name, "heal");
 }
 
-/** One replica crashes, hangs, slows down or loses its storage; it may return as a zombie right after being replaced. */
-async function oneDown(w: SimWorld, partition: number, victim: string): Promise<void> {
+/**
+ * One replica crashes, hangs, slows down or loses its storage: in a healthy partition the
+ * primary or the standby, in a recovering one the fresh replica being seeded. It may
+ * return as a zombie right after being replaced.
+ */
+async function oneDown(w: SimWorld, route: PartitionRoute): Promise<void> {
+  const recovering = route.status === "recovering" && route.recovery !== null;
+  const victim = (recovering ? route.recovery?.replica : [route.primary, route.standby][w.rng.int(2)]) ?? route.primary;
   const kind = (["crash", "hang", "slow", "wipe"] as const)[w.rng.int(4)] ?? "crash";
+  w.count(kind, true, recovering);
   w.replicas.inject(victim, kind);
   if (kind === "wipe") return;
   if (w.rng.chance(0.5)) {
-    const giveUpAt = w.clock.now + 5_000;
-    while (w.clock.now < giveUpAt) {
-      await w.clock.sleep(10);
-      const route = w.record().routes[partition];
-      if (route && route.primary !== victim && route.standby !== victim) break;
-    }
+    await until(w, () => {
+      const now = w.record().routes[route.partition];
+      return now !== undefined && now.primary !== victim && now.standby !== victim && now.recovery?.replica !== victim;
+    }, WAIT_LIMIT_MS);
   } else {
     await w.clock.sleep(50 + w.rng.int(800));
   }

@@ -3,15 +3,18 @@
  * memory storage, reached through calls with random latency, deadlines, duplicated
  * deliveries and injected faults. Implements the router's and the monitor's ports.
  */
-import { judgeSeq, recordSeq } from "../../shared/dedup.ts";
+import { judgeSeq } from "../../shared/dedup.ts";
 import type { MonitorPort } from "../../shared/monitor/monitor-port.ts";
 import { ReplicaHost } from "../../shared/replica/replica-host.ts";
 import { acceptOutputs, acceptSeedChunk, beginSeed, finishSeed, readSeedChunk } from "../../shared/replica/replica-seeding.ts";
 import type { ReplicaTuning } from "../../shared/replica/replica-state.ts";
 import type { ReplicaPort } from "../../shared/router/write-partition.ts";
 import { MemoryReplicaStorage } from "../helpers/memory-replica-storage.ts";
+import type { ApplyBatchReply } from "../../shared/wire/replica-rpc.ts";
 import type { SimClock } from "./sim-clock.ts";
-import type { Variant } from "./variants.ts";
+import type { StableHistory } from "./stable-history.ts";
+import type { VariantHooks, Wrap } from "./variant-hooks.ts";
+import { InjectedFailure, RecordedError, type Violations } from "./violations.ts";
 
 export type SimFault = "crash" | "hang" | "slow";
 type Rng = { int(n: number): number; chance(p: number): boolean };
@@ -29,7 +32,6 @@ export interface SimNetConfig {
   slowMs: number;
   duplicateChance: number;
   tuning: ReplicaTuning;
-  variant: Variant | null;
 }
 
 export class SimReplicas {
@@ -42,12 +44,18 @@ export class SimReplicas {
   readonly #rng: Rng;
   readonly #config: SimNetConfig;
   readonly #trace: (line: string) => void;
+  readonly #hooks: VariantHooks;
+  readonly #violations: Violations;
+  readonly #history: StableHistory;
 
-  constructor(clock: SimClock, rng: Rng, config: SimNetConfig, trace: (line: string) => void) {
+  constructor(clock: SimClock, rng: Rng, config: SimNetConfig, checks: { hooks: VariantHooks; violations: Violations; history: StableHistory; trace: (line: string) => void }) {
     this.#clock = clock;
     this.#rng = rng;
     this.#config = config;
-    this.#trace = trace;
+    this.#trace = checks.trace;
+    this.#hooks = checks.hooks;
+    this.#violations = checks.violations;
+    this.#history = checks.history;
   }
 
   replica(name: string): SimReplica {
@@ -76,9 +84,7 @@ export class SimReplicas {
       r.host = null;
     } else {
       r.fault = kind;
-      if (kind === "crash") {
-        r.host = null;
-        }
+      if (kind === "crash") r.host = null;
     }
   }
 
@@ -91,45 +97,46 @@ export class SimReplicas {
 
   /** A port whose calls fail after `deadlineMs` (the caller's deadline) like a real stub with a timeout. */
   port(deadlineMs: number, probeDeadlineMs = deadlineMs): ReplicaPort & MonitorPort {
-    const call = <T>(name: string, method: string, run: (host: ReplicaHost, r: SimReplica) => T, ms = deadlineMs) =>
-      this.#call(name, method, run, ms);
+    const call = <T>(name: string, method: string, run: (host: ReplicaHost) => T, ms = deadlineMs) => this.#call(name, method, run, ms);
+    const hooks = this.#hooks;
     return {
-      applyBatch: (name, msg) => call(name, "applyBatch", (h) => this.#unfenced(h, "primary", () => this.#applyBatch(name, h, this.#epochFor(h, msg), msg.epoch))),
-      replicate: (name, msg) => call(name, "replicate", (h) => this.#unfenced(h, "standby", () => h.replicate(this.#rewriteReplicate(h, this.#epochFor(h, msg))))),
-      ackStandby: (name, msg) => call(name, "ackStandby", (h) => this.#unfenced(h, "primary", () => h.ackStandby(this.#epochFor(h, msg)))),
-      readLog: (name, epoch, from, to) => call(name, "readLog", (h) => this.#unfenced(h, "primary", () => h.readLog(this.#epochFor(h, { epoch }).epoch, from, to))),
+      applyBatch: (name, msg) => call(name, "applyBatch", (h) => this.#wrote(name, h, msg.epoch, hooked(hooks.applyBatch, h, msg, (m) => h.applyBatch(m)))),
+      replicate: (name, msg) => call(name, "replicate", (h) => hooked(hooks.replicate, h, msg, (m) => h.replicate(m))),
+      ackStandby: (name, msg) => call(name, "ackStandby", (h) => hooked(hooks.ackStandby, h, msg, (m) => h.ackStandby(m))),
+      readLog: (name, epoch, fromLsn, toLsn) =>
+        call(name, "readLog", (h) => hooked(hooks.readLog, h, { epoch, fromLsn, toLsn }, (m) => h.readLog(m.epoch, m.fromLsn, m.toLsn))),
       probe: (name) => call(name, "probe", (h) => h.status(), probeDeadlineMs),
       configure: (name, msg) => call(name, "configure", (h) => h.init(msg)),
       beginSeed: (name, epoch) => call(name, "beginSeed", (h) => beginSeed(h, epoch)),
       readSeedChunk: (name, epoch, id, index) => call(name, "readSeedChunk", (h) => readSeedChunk(h, epoch, id, index)),
       acceptSeedChunk: (name, id, index, body) => call(name, "acceptSeedChunk", (h) => acceptSeedChunk(h, id, index, body)),
-      readOutputPage: (name, epoch, after, limit) => call(name, "readOutputPage", (h) => h.readOutputPage(epoch, after, limit)),
+      readOutputPage: (name, epoch, afterSeq, limit) =>
+        call(name, "readOutputPage", (h) => hooked(hooks.readOutputPage, h, { epoch, afterSeq, limit }, (m) => h.readOutputPage(m.epoch, m.afterSeq, m.limit))),
       acceptOutputs: (name, outputs) => call(name, "acceptOutputs", (h) => acceptOutputs(h, outputs)),
       finishSeed: (name, msg) => call(name, "finishSeed", (h) => finishSeed(h, msg)),
     };
   }
 
-  async #call<T>(name: string, method: string, run: (host: ReplicaHost, r: SimReplica) => T, deadlineMs: number): Promise<T> {
+  async #call<T>(name: string, method: string, run: (host: ReplicaHost) => T, deadlineMs: number): Promise<T> {
     const deadline = this.#clock.timer(deadlineMs);
     const work = (async () => {
       await this.#clock.sleep(1 + this.#rng.int(this.#config.maxLatencyMs));
       const r = this.replica(name);
-      if (r.fault === "crash") throw new Error(`${name} is down`);
+      if (r.fault === "crash") throw new InjectedFailure(`${name} is down`);
       if (r.fault === "hang") {
         await new Promise<void>((wake) => r.healed.push(wake));
-        throw new Error(`${name} hung`);
+        throw new InjectedFailure(`${name} hung`);
       }
       if (r.fault === "slow") await this.#clock.sleep(this.#config.slowMs);
-      const reply = run(this.host(name), r);
+      const reply = this.#serve(name, method, run);
       if (this.#rng.chance(this.#config.duplicateChance)) {
         // The same message delivered again a little later; its reply is lost.
         void this.#clock.sleep(1 + this.#rng.int(4 * this.#config.maxLatencyMs)).then(() => {
-          const again = this.replica(name);
-          if (again.fault === null) {
+          if (this.replica(name).fault === null) {
             try {
-              run(this.host(name), again);
+              this.#serve(name, `${method} (delivered again)`, run);
             } catch {
-              // a duplicate that fails changes nothing the caller sees
+              // recorded by #serve; nobody waits for this reply
             }
           }
         });
@@ -138,24 +145,27 @@ export class SimReplicas {
       return reply;
     })();
     try {
-      return await Promise.race([work, deadline.promise.then(() => Promise.reject(new Error(`${name} ${method}: deadline`)))]);
+      return await Promise.race([work, deadline.promise.then(() => Promise.reject(new InjectedFailure(`${name} ${method}: deadline`)))]);
     } finally {
       deadline.cancel();
       work.catch(() => undefined);
     }
   }
 
-  #applyBatch(name: string, host: ReplicaHost, delivered: Parameters<ReplicaHost["applyBatch"]>[0], sentEpoch: number) {
-    const msg = delivered;
-    const reply =
-      this.#config.variant === "unstable-outputs"
-        ? this.#applyUnstable(host, msg)
-        : this.#config.variant === "no-dedup"
-          ? this.#applyWithoutDedup(host, msg)
-          : host.applyBatch(msg);
+  /** Runs the real replica code; an error it throws is a violation (the simulator injects none there), and fails the call. */
+  #serve<T>(name: string, method: string, run: (host: ReplicaHost) => T): T {
+    try {
+      return run(this.host(name));
+    } catch (err) {
+      this.#violations.exception(`replica ${name} ${method}`, err);
+      throw new RecordedError(`${name} ${method} threw`, { cause: err });
+    }
+  }
+
+  /** Remembers which replicas accepted a write in which partition@epoch (the caller's epoch). */
+  #wrote(name: string, host: ReplicaHost, sentEpoch: number, reply: ApplyBatchReply): ApplyBatchReply {
     if (reply.status === "applied") {
-      const partition = host.status()?.partition ?? -1;
-      const key = `${partition}@${sentEpoch}`;
+      const key = `${host.status()?.partition ?? -1}@${sentEpoch}`;
       const set = this.writers.get(key) ?? new Set<string>();
       set.add(name);
       this.writers.set(key, set);
@@ -163,77 +173,15 @@ export class SimReplicas {
     return reply;
   }
 
-  /** The no-dedup variant: the primary judges every batch against empty dedup state. */
-  #applyWithoutDedup(host: ReplicaHost, msg: Parameters<ReplicaHost["applyBatch"]>[0]) {
-    const state = host.load();
-    if (!state) return host.applyBatch(msg);
-    const { dedup, pending } = state;
-    state.dedup = {};
-    state.pending = [];
-    try {
-      return host.applyBatch(msg);
-    } finally {
-      for (const entry of state.pending) pending.push(entry);
-      if (Object.keys(state.dedup).length > 0) recordSeq(dedup, msg.producer, msg.seq, this.#config.tuning.dedupWindow);
-      state.dedup = dedup;
-      state.pending = pending;
-    }
-  }
-
-  /**
-   * The unstable-outputs variant: the primary applies (and emits from) a batch at once, as
-   * if it had no standby, while its log is still kept for the standby as usual.
-   */
-  #applyUnstable(host: ReplicaHost, msg: Parameters<ReplicaHost["applyBatch"]>[0]) {
-    const meta = host.load()?.meta;
-    if (!meta?.hasStandby) return host.applyBatch(msg);
-    const hold = meta.holdLogAfterLsn;
-    meta.hasStandby = false;
-    meta.holdLogAfterLsn = Math.min(hold ?? Number.POSITIVE_INFINITY, meta.standbyAckLsn);
-    try {
-      return host.applyBatch(msg);
-    } finally {
-      meta.hasStandby = true;
-      meta.holdLogAfterLsn = hold;
-    }
-  }
-
-  /** The no-fencing variant: every call is taken as coming from the replica's own epoch... */
-  #epochFor<M extends { epoch: number }>(host: ReplicaHost, msg: M): M {
-    if (this.#config.variant !== "no-fencing") return msg;
-    const epoch = host.status()?.epoch;
-    return epoch === undefined ? msg : { ...msg, epoch };
-  }
-
-  /** ...and served whatever role the replica holds (its role is swapped in for the call). */
-  #unfenced<T>(host: ReplicaHost, role: "primary" | "standby", run: () => T): T {
-    const state = this.#config.variant === "no-fencing" ? host.load() : null;
-    if (!state || state.meta.role === role || state.meta.role === "retired") return run();
-    const held = state.meta.role;
-    state.meta.role = role;
-    try {
-      return run();
-    } finally {
-      if (state.meta.role === role) state.meta.role = held;
-    }
-  }
-
-  /** The out-of-order-standby variant: entries past a gap are renumbered to follow what the standby holds. */
-  #rewriteReplicate(host: ReplicaHost, msg: Parameters<ReplicaHost["replicate"]>[0]) {
-    if (this.#config.variant !== "out-of-order-standby") return msg;
-    const held = host.status()?.lsn ?? 0;
-    const first = msg.entries[0];
-    if (!first || first.lsn <= held + 1) return msg;
-    const entries = msg.entries.map((e, i) => ({ ...e, lsn: held + 1 + i }));
-    return { ...msg, entries, upToLsn: Math.min(msg.upToLsn, held + entries.length) };
-  }
-
   #storage(): MemoryReplicaStorage {
     const storage = new MemoryReplicaStorage();
-    if (this.#config.variant === "early-log-trim") {
-      const persist = storage.persist.bind(storage);
-      storage.persist = (meta, effects) => persist(meta, { ...effects, trimLogThrough: meta.appliedLsn });
-    }
+    this.#hooks.storage?.(storage, this.#config.tuning.dedupWindow);
+    this.#history.watch(storage);
     return storage;
   }
+}
+
+/** Runs `run(msg)` through a variant's hook, if it has one for this call. */
+function hooked<M, R>(wrap: Wrap<M, R> | undefined, host: ReplicaHost, msg: M, run: (msg: M) => R): R {
+  return wrap ? wrap(host, msg, run) : run(msg);
 }

@@ -12,7 +12,10 @@ import { rng as makeRng } from "../helpers/rng.ts";
 import { CursorReader } from "./sim-checks.ts";
 import { SimClock } from "./sim-clock.ts";
 import { SimReplicas } from "./sim-replicas.ts";
-import type { Variant } from "./variants.ts";
+import { StableHistory } from "./stable-history.ts";
+import type { VariantHooks } from "./variant-hooks.ts";
+import { variantHooks, type Variant } from "./variants.ts";
+import { InjectedFailure, Violations } from "./violations.ts";
 
 export interface SimOptions {
   variant?: Variant | null;
@@ -42,11 +45,25 @@ export const HEARTBEAT_MS = 50;
 export const ROUTER_DEADLINE_MS = 60;
 export const SETTLE_LIMIT_MS = 30_000;
 
+/** The faults one seed injected (issue 10: coverage is printed and enforced). */
+export interface FaultCoverage {
+  /** Replica faults: crash, hang, slow or wipe of one replica, or both replicas crashed at once (counted once). */
+  replicaFaults: number;
+  /** Replica faults that hit a partition while it was recovering (seeding or attaching a fresh standby). */
+  duringRecovery: number;
+  /** Times both replicas of a partition were down at once. */
+  bothDown: number;
+  /** Every fault by kind, coordinator outages included. */
+  kinds: Record<string, number>;
+}
+
 export class SimWorld {
   readonly rng: ReturnType<typeof makeRng>;
   readonly clock = new SimClock();
   readonly trace: string[] = [];
-  readonly violations: string[] = [];
+  readonly violations = new Violations();
+  readonly history = new StableHistory(this.violations);
+  readonly hooks: VariantHooks;
   readonly variant: Variant | null;
   readonly options: SimOptions;
   readonly replicas: SimReplicas;
@@ -55,15 +72,15 @@ export class SimWorld {
   stored: string;
   storedHealth = "{}";
   coordinatorUp = true;
-  /** Epoch and primary per partition as last saved (for the promotion-without-fencing variant). */
-  lastSaved: Map<number, { epoch: number; primary: string }>;
   readonly initial: DataflowRecord;
   readonly routingTtlMs: number;
   readonly routers: { cache: DataflowRecord; fetchedAt: number }[];
   readonly acked = new Map<string, Batch>();
   readonly allBatches = new Map<string, Batch>();
   readonly readers: CursorReader[];
-  faults = 0;
+  readonly coverage: FaultCoverage = { replicaFaults: 0, duringRecovery: 0, bothDown: 0, kinds: {} };
+  /** Set once the fault injector has injected everything it planned (producers keep writing until then). */
+  faultsDone = false;
 
   constructor(seed: number, options: SimOptions) {
     this.options = options;
@@ -71,17 +88,26 @@ export class SimWorld {
     this.variant = options.variant ?? null;
     const log = (line: string) => this.log(line);
     const tuning = { dedupWindow: 256, checkpointEvery: 1 + this.rng.int(4) };
-    this.replicas = new SimReplicas(this.clock, this.rng, { maxLatencyMs: 8, slowMs: 200, duplicateChance: 0.05, tuning, variant: this.variant }, log);
+    this.hooks = variantHooks(this.variant, tuning);
+    const checks = { hooks: this.hooks, violations: this.violations, history: this.history, trace: log };
+    this.replicas = new SimReplicas(this.clock, this.rng, { maxLatencyMs: 8, slowMs: 200, duplicateChance: 0.05, tuning }, checks);
     this.spec = DataflowSpecSchema.parse(workloadSpec(options.workload ?? "window", 1 + this.rng.int(3)));
     this.stored = JSON.stringify({ ...planDataflow("df", this.spec, 0), ready: true });
     this.initial = this.record();
     for (const route of this.initial.routes) {
       for (const init of desiredConfigs(this.initial, route)) this.replicas.host(init.name).init({ ...init, create: true });
     }
-    this.lastSaved = new Map(this.initial.routes.map((r) => [r.partition, { epoch: r.epoch, primary: r.primary }]));
     this.routingTtlMs = 50 + this.rng.int(1500);
     this.routers = Array.from({ length: 2 + this.rng.int(5) }, () => ({ cache: this.initial, fetchedAt: 0 }));
     this.readers = this.initial.routes.map((r) => new CursorReader(r.partition, this.violations));
+  }
+
+  /** Counts one injected fault of `kind` (a replica fault unless it is a coordinator outage). */
+  count(kind: string, replicaFault: boolean, duringRecovery = false): void {
+    this.coverage.kinds[kind] = (this.coverage.kinds[kind] ?? 0) + 1;
+    if (!replicaFault) return;
+    this.coverage.replicaFaults += 1;
+    if (duringRecovery) this.coverage.duringRecovery += 1;
   }
 
   log(line: string): void {
@@ -95,7 +121,7 @@ export class SimWorld {
 
   /** The stored record as a router or the monitor reads it: fails while the coordinator is down. */
   load(): DataflowRecord {
-    if (!this.coordinatorUp) throw new Error("coordinator down");
+    if (!this.coordinatorUp) throw new InjectedFailure("coordinator down");
     return this.record();
   }
 }

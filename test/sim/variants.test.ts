@@ -1,25 +1,35 @@
 /**
- * The simulator has teeth (issue 4): each deliberately broken variant of the protocol
- * violates an invariant within a bounded number of seeds. The count is printed.
+ * The simulator has teeth (issues 4, 10): each deliberately broken variant of the
+ * protocol violates the invariant it breaks — not just any — within its bound of seeds,
+ * in each of its runs (fault mode and workload). A simulator crash, an exception or a bare
+ * liveness timeout does not count as caught. The seed of the first catch is printed.
  */
 import { describe, expect, it } from "vitest";
 import { runSimulation } from "./run-simulation.ts";
-import { VARIANTS, type Variant } from "./variants.ts";
+import { VARIANTS, type Variant, type VariantRun } from "./variants.ts";
+import { formatViolation } from "./violations.ts";
 
-/** Seeds a variant may take before the simulator is considered toothless. */
-const BOUND = 500;
+/** Variant runs start at this seed, away from the seeds the normal suites use first. */
+const FIRST_SEED = 100_001;
 
 describe("broken variants", () => {
-  for (const [variant, what] of Object.entries(VARIANTS) as [Variant, string][]) {
-    it(`finds a violation when ${what} (${variant})`, { timeout: 300_000 }, async () => {
-      for (let seed = 1; seed <= BOUND; seed++) {
-        const result = await runSimulation(seed, { variant });
-        if (result.violations.length > 0) {
-          console.log(`${variant}: caught after ${seed} seed(s): ${result.violations[0]}`);
-          return;
+  for (const variant of Object.keys(VARIANTS) as Variant[]) {
+    const { what, breaks, runs } = VARIANTS[variant];
+    for (const run of runs as readonly VariantRun[]) {
+      const mode = `${run.bothDown ? "both down" : "one down"}, ${run.workload ?? "window"}`;
+      it(`${variant} (${what}) trips ${breaks} within ${run.bound} seeds (${mode})`, { timeout: 300_000 }, async () => {
+        const tripped: string[] = [];
+        for (let seed = FIRST_SEED; seed < FIRST_SEED + run.bound; seed++) {
+          const result = await runSimulation(seed, { variant, bothDown: run.bothDown === true, workload: run.workload ?? "window" });
+          const hit = result.violations.find((v) => v.invariant === breaks);
+          if (hit) {
+            console.log(`${variant} (${mode}): ${breaks} tripped after ${seed - FIRST_SEED + 1} seed(s): ${hit.detail.split("\n")[0]}`);
+            return;
+          }
+          for (const v of result.violations.slice(0, 1)) tripped.push(`seed ${seed}: ${formatViolation(v).split("\n")[0]}`);
         }
-      }
-      expect.fail(`no violation in ${BOUND} seeds for variant ${variant}`);
-    });
+        expect.fail(`${breaks} never tripped in ${run.bound} seeds for ${variant} (${mode}); other violations: ${tripped.slice(0, 5).join("; ") || "none"}`);
+      });
+    }
   }
 });

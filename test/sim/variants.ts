@@ -1,20 +1,132 @@
 /**
  * Deliberately broken variants of the protocol, to prove the simulator has teeth
- * (issue 4). Each is injected by the simulator around the real code (rewriting what a
- * replica receives, what it stores or what the monitor saves), so no switch for them
- * exists anywhere in product code or configuration.
+ * (issues 4, 10). Each is injected around the real code by hooks (`variant-hooks.ts`),
+ * so no switch for them exists anywhere in product code or configuration. Each names the
+ * invariant it breaks, the runs (fault mode and workload) in which it must be caught, and
+ * per run the most seeds the simulator may need: about 5× the seeds it took when measured.
  */
+import type { Workload } from "./sim-world.ts";
+import { acksEarly, applyUnstable, doubleOnStandby, dropTicks, pageFromCursor, pageSkipsFirst, pageWithOpenWindow, pastGaps, shiftWindow, trimEarly, unfenced, withoutDedup, type VariantHooks } from "./variant-hooks.ts";
+import { hideUnavailable, keepEpochOnTakeover, resumeFromLowest } from "./variant-hooks-monitor.ts";
+import type { Invariant } from "./violations.ts";
+
+/** A fault mode and workload a variant runs in. */
+export interface VariantRun {
+  bothDown?: boolean;
+  workload?: Workload;
+  /** Seeds the simulator may take to catch the variant in this run. */
+  bound: number;
+}
+
+interface VariantSpec {
+  what: string;
+  /** The invariant the variant breaks: a run counts as caught only when this one is violated. */
+  breaks: Invariant;
+  runs: readonly VariantRun[];
+  hooks: (tuning: { dedupWindow: number }) => VariantHooks;
+}
+
 export const VARIANTS = {
-  "no-dedup": "replicas never recognise a resent (producer, seq)",
-  "no-fencing": "replicas accept calls from any epoch and whatever role they hold",
-  "unstable-outputs": "the primary treats entries as stable before the standby holds them",
-  "out-of-order-standby": "the standby applies entries past a gap instead of waiting for it to be filled",
-  "promotion-without-fencing": "the monitor promotes the standby without a new epoch",
-  "early-log-trim": "replicas trim their log before the standby acknowledged and before a checkpoint",
-} as const;
+  "no-dedup": {
+    what: "replicas never recognise a resent (producer, seq)",
+    breaks: "exactly-once",
+    runs: [{ bound: 500 }, { bothDown: true, bound: 500 }, { workload: "heavy-hitters", bound: 500 }, { workload: "ticks", bound: 500 }],
+    hooks: ({ dedupWindow }) => ({ applyBatch: withoutDedup(dedupWindow) }),
+  },
+  "no-fencing": {
+    what: "replicas accept calls from any epoch and whatever role they hold",
+    breaks: "zombie-write",
+    runs: [{ bound: 500 }, { bothDown: true, bound: 500 }, { workload: "ticks", bound: 500 }],
+    hooks: () => ({ applyBatch: unfenced("primary"), replicate: unfenced("standby"), ackStandby: unfenced("primary"), readLog: unfenced("primary") }),
+  },
+  "unstable-outputs": {
+    what: "the primary treats entries as stable before the standby holds them",
+    breaks: "stable-prefix",
+    runs: [{ bound: 500 }, { bothDown: true, bound: 500 }, { workload: "heavy-hitters", bound: 500 }, { workload: "ticks", bound: 500 }],
+    hooks: () => ({ applyBatch: applyUnstable }),
+  },
+  "out-of-order-standby": {
+    what: "the standby applies entries past a gap instead of waiting for it to be filled",
+    breaks: "stable-log",
+    runs: [{ bound: 500 }, { bothDown: true, bound: 500 }, { workload: "ticks", bound: 500 }],
+    hooks: () => ({ replicate: pastGaps }),
+  },
+  "standby-acks-early": {
+    what: "the standby answers that it holds entries it has not stored",
+    breaks: "replicated-ack",
+    runs: [{ bound: 500 }, { workload: "heavy-hitters", bound: 500 }],
+    hooks: () => ({ replicate: acksEarly }),
+  },
+  "promotion-without-fencing": {
+    what: "the monitor promotes the standby without a new epoch",
+    breaks: "one-writer-per-epoch",
+    runs: [{ bound: 500 }, { workload: "ticks", bound: 500 }],
+    hooks: () => ({ save: keepEpochOnTakeover }),
+  },
+  "early-log-trim": {
+    what: "replicas trim their log before the standby acknowledged and before a checkpoint",
+    breaks: "exception",
+    runs: [{ bound: 500 }, { bothDown: true, bound: 500 }],
+    hooks: () => ({ storage: trimEarly }),
+  },
+  "cursor-repeat": {
+    what: "an output page starts at the reader's cursor instead of after it",
+    breaks: "cursor-repeat",
+    runs: [{ bound: 500 }, { workload: "ticks", bound: 500 }],
+    hooks: () => ({ readOutputPage: pageFromCursor }),
+  },
+  "cursor-skip": {
+    what: "a page of several outputs leaves out its first",
+    breaks: "cursor-skip",
+    runs: [{ bound: 500 }, { workload: "heavy-hitters", bound: 500 }],
+    hooks: () => ({ readOutputPage: pageSkipsFirst }),
+  },
+  "cursor-retract": {
+    what: "a reader at the end of the stream also gets an open window as the next output",
+    breaks: "cursor-retract",
+    runs: [{ bound: 500 }, { workload: "ticks", bound: 500 }],
+    hooks: () => ({ readOutputPage: pageWithOpenWindow }),
+  },
+  "both-down-available": {
+    what: "a partition with both replicas down is reported degraded, not unavailable",
+    breaks: "unavailable",
+    runs: [{ bothDown: true, bound: 500 }],
+    hooks: () => ({ save: hideUnavailable }),
+  },
+  "resume-from-wrong-replica": {
+    what: "with both replicas down, the partition resumes from the one that returns with the lower LSN",
+    breaks: "exactly-once",
+    runs: [{ bothDown: true, bound: 500 }],
+    hooks: () => ({ save: resumeFromLowest }),
+  },
+  "dropped-tick-on-standby": {
+    what: "the standby's operator ignores some clock ticks it logs",
+    breaks: "replicas-agree",
+    runs: [{ workload: "ticks", bound: 500 }],
+    hooks: () => ({ replicate: dropTicks() }),
+  },
+  "heavy-hitters-divergence": {
+    what: "the standby's heavy-hitters operator counts every byte twice",
+    breaks: "replicas-agree",
+    runs: [{ workload: "heavy-hitters", bound: 500 }],
+    hooks: () => ({ replicate: doubleOnStandby }),
+  },
+  "late-by-a-window": {
+    what: "the primary logs every record 100 ms later than its time (both replicas agree, every record is counted)",
+    breaks: "golden",
+    runs: [{ bound: 500 }, { workload: "heavy-hitters", bound: 500 }],
+    hooks: () => ({ applyBatch: shiftWindow }),
+  },
+} as const satisfies Record<string, VariantSpec>;
 
 export type Variant = keyof typeof VARIANTS;
 
 export function isVariant(name: string): name is Variant {
   return Object.hasOwn(VARIANTS, name);
+}
+
+export function variantHooks(variant: Variant | null, tuning: { dedupWindow: number }): VariantHooks {
+  if (variant === null) return {};
+  const spec: VariantSpec = VARIANTS[variant];
+  return spec.hooks(tuning);
 }

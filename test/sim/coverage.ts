@@ -1,0 +1,67 @@
+/**
+ * Fault coverage over a range of seeds (issue 10): a histogram of replica faults per
+ * seed and of fault kinds, printed by every suite and by `npm run sim`, and the minimums
+ * a suite enforces so coverage cannot quietly regress.
+ */
+import type { FaultCoverage } from "./sim-world.ts";
+
+export interface CoverageSummary {
+  seeds: number;
+  /** Seeds by number of replica faults (index 3 counts 3 or more). */
+  perSeed: number[];
+  kinds: Record<string, number>;
+  /** Seeds with a replica fault while a partition was recovering. */
+  duringRecovery: number;
+  /** Seeds that took both replicas of a partition down at least once. */
+  bothDown: number;
+}
+
+export function emptyCoverage(): CoverageSummary {
+  return { seeds: 0, perSeed: [0, 0, 0, 0], kinds: {}, duringRecovery: 0, bothDown: 0 };
+}
+
+export function addCoverage(summary: CoverageSummary, seed: FaultCoverage): void {
+  summary.seeds += 1;
+  const bucket = Math.min(seed.replicaFaults, 3);
+  summary.perSeed[bucket] = (summary.perSeed[bucket] ?? 0) + 1;
+  for (const [kind, n] of Object.entries(seed.kinds)) summary.kinds[kind] = (summary.kinds[kind] ?? 0) + n;
+  if (seed.duringRecovery > 0) summary.duringRecovery += 1;
+  if (seed.bothDown > 0) summary.bothDown += 1;
+}
+
+export function mergeCoverage(into: CoverageSummary, from: CoverageSummary): void {
+  into.seeds += from.seeds;
+  for (const [bucket, n] of from.perSeed.entries()) into.perSeed[bucket] = (into.perSeed[bucket] ?? 0) + n;
+  for (const [kind, n] of Object.entries(from.kinds)) into.kinds[kind] = (into.kinds[kind] ?? 0) + n;
+  into.duringRecovery += from.duringRecovery;
+  into.bothDown += from.bothDown;
+}
+
+const pct = (n: number, of: number) => `${of === 0 ? 0 : Math.round((1000 * n) / of) / 10}%`;
+
+export function formatCoverage(label: string, s: CoverageSummary): string {
+  const [none = 0, one = 0, two = 0, more = 0] = s.perSeed;
+  const kinds = Object.entries(s.kinds)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, n]) => `${k} ${n}`)
+    .join(", ");
+  return (
+    `${label}: ${s.seeds} seeds; replica faults per seed: 0: ${none} (${pct(none, s.seeds)}), 1: ${one}, 2: ${two}, 3+: ${more} ` +
+    `(2+: ${pct(two + more, s.seeds)}); a fault during recovery: ${s.duringRecovery} (${pct(s.duringRecovery, s.seeds)}); ` +
+    `both down: ${s.bothDown} (${pct(s.bothDown, s.seeds)}); kinds: ${kinds}`
+  );
+}
+
+/** The minimums every suite holds (measured coverage is well above them; see docs/TESTING.md). */
+export const COVERAGE_MINIMUMS = { withFault: 0.95, twoOrMore: 0.3, duringRecovery: 0.2 } as const;
+
+/** What falls short of the minimums; both-down runs must take both down in every seed. */
+export function coverageProblems(s: CoverageSummary, bothDown: boolean): string[] {
+  const problems: string[] = [];
+  const [none = 0, , two = 0, more = 0] = s.perSeed;
+  if (s.seeds - none < COVERAGE_MINIMUMS.withFault * s.seeds) problems.push(`only ${s.seeds - none} of ${s.seeds} seeds injected a replica fault`);
+  if (two + more < COVERAGE_MINIMUMS.twoOrMore * s.seeds) problems.push(`only ${two + more} of ${s.seeds} seeds injected two or more replica faults`);
+  if (s.duringRecovery < COVERAGE_MINIMUMS.duringRecovery * s.seeds) problems.push(`only ${s.duringRecovery} of ${s.seeds} seeds injected a fault during recovery`);
+  if (bothDown && s.bothDown !== s.seeds) problems.push(`only ${s.bothDown} of ${s.seeds} both-down seeds took both replicas down`);
+  return problems;
+}

@@ -1,0 +1,171 @@
+/**
+ * How broken variants are injected (issue 10): each is a set of hooks the simulator
+ * wraps around the real code — around a replica call (rewriting the message, the
+ * replica's state for the call, or the reply), around a replica's storage, or around
+ * what the monitor saves. No switch for them exists in product code. A new variant is
+ * one more entry in `variants.ts` with its hooks here (or in `variant-hooks-monitor.ts`).
+ */
+import { recordSeq } from "../../shared/dedup.ts";
+import type { LiveOperator } from "../../shared/operators/operator.ts";
+import type { ReplicaHost } from "../../shared/replica/replica-host.ts";
+import type { Role } from "../../shared/wire/persisted.ts";
+import type { LogEntry } from "../../shared/wire/persisted.ts";
+import type {
+  AckStandby,
+  AckStandbyReply,
+  ApplyBatch,
+  ApplyBatchReply,
+  NumberedOutput,
+  Refusal,
+  Replicate,
+  ReplicateReply,
+} from "../../shared/wire/replica-rpc.ts";
+import type { DataflowRecord, HealthMap } from "../../shared/wire/routing.ts";
+import type { FluxRecord } from "../../shared/wire/window-result.ts";
+import type { MemoryReplicaStorage } from "../helpers/memory-replica-storage.ts";
+
+/** Wraps one call to a replica: `run` is the real call. */
+export type Wrap<M, R> = (host: ReplicaHost, msg: M, run: (msg: M) => R) => R;
+export type ReadLogCall = { epoch: number; fromLsn: number; toLsn: number };
+export type ReadPageCall = { epoch: number; afterSeq: number; limit: number };
+export type OutputPage = { status: "ok"; outputs: NumberedOutput[] } | Refusal;
+
+export interface VariantHooks {
+  applyBatch?: Wrap<ApplyBatch, ApplyBatchReply>;
+  replicate?: Wrap<Replicate, ReplicateReply>;
+  ackStandby?: Wrap<AckStandby, AckStandbyReply>;
+  readLog?: Wrap<ReadLogCall, LogEntry[] | Refusal>;
+  readOutputPage?: Wrap<ReadPageCall, OutputPage>;
+  /** Wraps a replica's storage when it is created. */
+  storage?: (storage: MemoryReplicaStorage, dedupWindow: number) => void;
+  /** Rewrites what the monitor is about to save (`before`: the record as stored). */
+  save?: (record: DataflowRecord, before: DataflowRecord, health: HealthMap) => void;
+}
+
+/** no-dedup: the primary judges every batch against empty dedup state. */
+export const withoutDedup =
+  (dedupWindow: number): Wrap<ApplyBatch, ApplyBatchReply> =>
+  (host, msg, run) => {
+    const state = host.load();
+    if (!state) return run(msg);
+    const { dedup, pending } = state;
+    state.dedup = {};
+    state.pending = [];
+    try {
+      return run(msg);
+    } finally {
+      for (const entry of state.pending) pending.push(entry);
+      if (Object.keys(state.dedup).length > 0) recordSeq(dedup, msg.producer, msg.seq, dedupWindow);
+      state.dedup = dedup;
+      state.pending = pending;
+    }
+  };
+
+/** unstable-outputs: the primary applies (and emits from) a batch at once, as if it had no standby, keeping its log for the standby. */
+export const applyUnstable: Wrap<ApplyBatch, ApplyBatchReply> = (host, msg, run) => {
+  const meta = host.load()?.meta;
+  if (!meta?.hasStandby) return run(msg);
+  const hold = meta.holdLogAfterLsn;
+  meta.hasStandby = false;
+  meta.holdLogAfterLsn = Math.min(hold ?? Number.POSITIVE_INFINITY, meta.standbyAckLsn);
+  try {
+    return run(msg);
+  } finally {
+    meta.hasStandby = true;
+    meta.holdLogAfterLsn = hold;
+  }
+};
+
+/** no-fencing: a call is taken as coming from the replica's own epoch, and served whatever role the replica holds. */
+export function unfenced<M extends { epoch: number }, R>(role: Role): Wrap<M, R> {
+  return (host, msg, run) => {
+    const state = host.load();
+    if (!state) return run(msg);
+    const own = { ...msg, epoch: state.meta.epoch };
+    if (state.meta.role === role || state.meta.role === "retired") return run(own);
+    const held = state.meta.role;
+    state.meta.role = role;
+    try {
+      return run(own);
+    } finally {
+      if (state.meta.role === role) state.meta.role = held;
+    }
+  };
+}
+
+/** out-of-order-standby: entries past a gap are renumbered to follow what the standby holds. */
+export const pastGaps: Wrap<Replicate, ReplicateReply> = (host, msg, run) => {
+  const held = host.status()?.lsn ?? 0;
+  const first = msg.entries[0];
+  if (!first || first.lsn <= held + 1) return run(msg);
+  const entries = msg.entries.map((e, i) => ({ ...e, lsn: held + 1 + i }));
+  return run({ ...msg, entries, upToLsn: Math.min(msg.upToLsn, held + entries.length) });
+};
+
+/** standby-acks-early: the standby stores all but the last entry it is sent, and answers as if it held them all. */
+export const acksEarly: Wrap<Replicate, ReplicateReply> = (_host, msg, run) => {
+  const reply = run({ ...msg, entries: msg.entries.slice(0, -1) });
+  return reply.status === "gap" && msg.entries.length > 0 ? { status: "ok", lsn: msg.upToLsn } : reply;
+};
+
+/** early-log-trim: every write trims the log through the stable prefix, whatever the standby holds. */
+export function trimEarly(storage: MemoryReplicaStorage): void {
+  const persist = storage.persist.bind(storage);
+  storage.persist = (meta, effects) => persist(meta, { ...effects, trimLogThrough: meta.appliedLsn });
+}
+
+/** cursor-repeat: an output page starts at the reader's cursor instead of after it. */
+export const pageFromCursor: Wrap<ReadPageCall, OutputPage> = (_host, msg, run) => run({ ...msg, afterSeq: Math.max(0, msg.afterSeq - 1) });
+
+/** cursor-skip: a page of several outputs leaves out its first. */
+export const pageSkipsFirst: Wrap<ReadPageCall, OutputPage> = (_host, msg, run) => {
+  const page = run(msg);
+  return page.status === "ok" && page.outputs.length > 1 ? { ...page, outputs: page.outputs.slice(1) } : page;
+};
+
+/** cursor-retract: a reader at the end of the stream also gets the first open window, numbered as the next output. */
+export const pageWithOpenWindow: Wrap<ReadPageCall, OutputPage> = (host, msg, run) => {
+  const page = run(msg);
+  const state = host.load();
+  if (page.status !== "ok" || !state || page.outputs.length > 0 || msg.afterSeq !== state.meta.outputSeq) return page;
+  const open = state.operator.openResults({})[0];
+  return open ? { ...page, outputs: [{ outputSeq: state.meta.outputSeq + 1, result: open }] } : page;
+};
+
+/** Runs `run` with the replica's operator changed by `patch` for the call (only on a standby). */
+function onStandbyOperator<M, R>(patch: (operator: LiveOperator) => Partial<LiveOperator>): Wrap<M, R> {
+  return (host, msg, run) => {
+    const state = host.load();
+    if (!state || state.meta.role !== "standby") return run(msg);
+    const operator = state.operator;
+    state.operator = { ...operator, ...patch(operator) };
+    try {
+      return run(msg);
+    } finally {
+      state.operator = operator;
+    }
+  };
+}
+
+/** dropped-tick-on-standby: the standby's operator ignores the clock ticks of one replicate call in five. */
+export function dropTicks(): Wrap<Replicate, ReplicateReply> {
+  let calls = 0;
+  const drop = onStandbyOperator<Replicate, ReplicateReply>(() => ({ tick: () => undefined }));
+  return (host, msg, run) => (msg.entries.some((e) => e.producer === "$tick") && calls++ % 5 === 0 ? drop(host, msg, run) : run(msg));
+}
+
+/** heavy-hitters-divergence: the standby's operator counts every number in a record twice. */
+export const doubleOnStandby: Wrap<Replicate, ReplicateReply> = onStandbyOperator((operator) => ({
+  process: (records, out) => operator.process(records.map(doubled), out),
+}));
+
+function doubled(record: FluxRecord): FluxRecord {
+  const [key, timeMs, ...values] = record;
+  return [key, timeMs, ...values.map((v) => (typeof v === "number" ? v * 2 : v))];
+}
+
+/** late-by-a-window: the primary logs every record one 100 ms window later than its time (both replicas agree; counts stay right). */
+export const shiftWindow: Wrap<ApplyBatch, ApplyBatchReply> = (_host, msg, run) => {
+  const records = (JSON.parse(msg.records) as FluxRecord[]).map(([key, timeMs, ...values]): FluxRecord => [key, timeMs + 100, ...values]);
+  return run({ ...msg, records: JSON.stringify(records) });
+};

@@ -1,0 +1,74 @@
+/**
+ * The simulator's invariants by name, and the violations a run records (issue 10): each
+ * violation names the invariant it breaks, so a broken variant can be required to trip
+ * the specific invariant it breaks rather than any.
+ */
+
+/** Every invariant the simulator checks; `docs/TESTING.md` lists which variant trips which. */
+export const INVARIANTS = {
+  "exactly-once": "each partition counted every record of every acknowledged batch once (or as late), and logged every batch at most once",
+  golden: "stored outputs and open results equal a fresh operator fed the acknowledged batches in the partition's log order",
+  "stable-log": "every replica that makes an LSN stable makes the same entry stable there",
+  "zombie-write": "no write becomes stable for the first time on a primary of an older epoch than one already serving",
+  "replicated-ack": "a batch acknowledged as replicated is held by both replicas of a healthy partition",
+  "cursor-retract": "a cursor reader never sees an output change",
+  "cursor-repeat": "a cursor reader never sees an output twice",
+  "cursor-skip": "a cursor reader never misses an output",
+  "stable-prefix": "every output a reader gets is already held by the standby",
+  "one-writer-per-epoch": "per epoch of a partition, at most one replica accepts writes",
+  settles: "after faults stop, everything is acknowledged and every partition healthy and caught up within 30 s",
+  "replicas-agree": "a settled partition's replicas hold the same log, outputs, open results and late count",
+  unavailable: "with both replicas down, the partition reports unavailable",
+  exception: "no product code throws an error the simulator did not inject",
+} as const;
+
+export type Invariant = keyof typeof INVARIANTS;
+
+export interface Violation {
+  invariant: Invariant;
+  detail: string;
+}
+
+/** The violations of one run, in the order found. */
+export class Violations {
+  readonly list: Violation[] = [];
+
+  add(invariant: Invariant, detail: string): void {
+    this.list.push({ invariant, detail });
+  }
+
+  /** Records an error thrown by product code (or by the simulator's own loops) with its stack. */
+  exception(where: string, err: unknown): void {
+    this.add("exception", `${where}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  }
+
+  has(invariant: Invariant): boolean {
+    return this.list.some((v) => v.invariant === invariant);
+  }
+
+  get length(): number {
+    return this.list.length;
+  }
+}
+
+export function formatViolation(v: Violation): string {
+  return `[${v.invariant}] ${v.detail}`;
+}
+
+/**
+ * A failure the simulator injected (a crashed or hung replica, a deadline, a dead router
+ * or monitor, the coordinator down). Any other error is a bug and becomes a violation.
+ */
+export class InjectedFailure extends Error {
+  override readonly name = "InjectedFailure";
+}
+
+/** A replica call that failed because product code threw: already recorded as a violation, so callers treat it as a failed call. */
+export class RecordedError extends Error {
+  override readonly name = "RecordedError";
+}
+
+/** Whether a caller may take `err` as an ordinary failed call (injected, or already recorded). */
+export function isFailedCall(err: unknown): boolean {
+  return err instanceof InjectedFailure || err instanceof RecordedError;
+}
