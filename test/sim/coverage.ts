@@ -14,10 +14,13 @@ export interface CoverageSummary {
   duringRecovery: number;
   /** Seeds that took both replicas of a partition down at least once. */
   bothDown: number;
+  /** Replica faults in all, and those injected while producers were still writing. */
+  faults: number;
+  whileWriting: number;
 }
 
 export function emptyCoverage(): CoverageSummary {
-  return { seeds: 0, perSeed: [0, 0, 0, 0], kinds: {}, duringRecovery: 0, bothDown: 0 };
+  return { seeds: 0, perSeed: [0, 0, 0, 0], kinds: {}, duringRecovery: 0, bothDown: 0, faults: 0, whileWriting: 0 };
 }
 
 export function addCoverage(summary: CoverageSummary, seed: FaultCoverage): void {
@@ -27,6 +30,8 @@ export function addCoverage(summary: CoverageSummary, seed: FaultCoverage): void
   for (const [kind, n] of Object.entries(seed.kinds)) summary.kinds[kind] = (summary.kinds[kind] ?? 0) + n;
   if (seed.duringRecovery > 0) summary.duringRecovery += 1;
   if (seed.bothDown > 0) summary.bothDown += 1;
+  summary.faults += seed.replicaFaults;
+  summary.whileWriting += seed.whileWriting;
 }
 
 export function mergeCoverage(into: CoverageSummary, from: CoverageSummary): void {
@@ -35,6 +40,8 @@ export function mergeCoverage(into: CoverageSummary, from: CoverageSummary): voi
   for (const [kind, n] of Object.entries(from.kinds)) into.kinds[kind] = (into.kinds[kind] ?? 0) + n;
   into.duringRecovery += from.duringRecovery;
   into.bothDown += from.bothDown;
+  into.faults += from.faults;
+  into.whileWriting += from.whileWriting;
 }
 
 const pct = (n: number, of: number) => `${of === 0 ? 0 : Math.round((1000 * n) / of) / 10}%`;
@@ -48,7 +55,7 @@ export function formatCoverage(label: string, s: CoverageSummary): string {
   return (
     `${label}: ${s.seeds} seeds; replica faults per seed: 0: ${none} (${pct(none, s.seeds)}), 1: ${one}, 2: ${two}, 3+: ${more} ` +
     `(2+: ${pct(two + more, s.seeds)}); a fault during recovery: ${s.duringRecovery} (${pct(s.duringRecovery, s.seeds)}); ` +
-    `both down: ${s.bothDown} (${pct(s.bothDown, s.seeds)}); kinds: ${kinds}`
+    `both down: ${s.bothDown} (${pct(s.bothDown, s.seeds)}); faults while producers write: ${pct(s.whileWriting, s.faults)}; kinds: ${kinds}`
   );
 }
 

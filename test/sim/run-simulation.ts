@@ -23,10 +23,9 @@ export async function runSimulation(seed: number, options: SimOptions = {}): Pro
   const w = new SimWorld(seed, options);
   const producers = Array.from({ length: 1 + w.rng.int(3) }, (_, i) => `p${i}`);
   const counts = producers.map(() => 4 + w.rng.int(8));
-  let clientsDone = false;
   let settled = false;
   const clients = Promise.all(producers.flatMap((p, i) => [0, 1].map((lane) => produce(w, p, lane, counts[i] ?? 0)))).then(() => {
-    clientsDone = true;
+    w.clientsDone = true;
   });
   const loops = [
     ["monitor", monitorLoop(w, () => settled)],
@@ -34,7 +33,7 @@ export async function runSimulation(seed: number, options: SimOptions = {}): Pro
     ["faults", faultLoop(w, counts.reduce((a, b) => a + b, 0)).finally(() => (w.faultsDone = true))],
   ] as const;
   for (const [name, loop] of loops) loop.catch((err: unknown) => w.violations.exception(`simulator ${name} loop`, err));
-  await w.clock.run(SETTLE_LIMIT_MS * 2, () => clientsDone && w.faultsDone);
+  await w.clock.run(SETTLE_LIMIT_MS * 2, () => w.clientsDone && w.faultsDone);
   await clients;
   await settle(w);
   settled = true;
@@ -43,7 +42,6 @@ export async function runSimulation(seed: number, options: SimOptions = {}): Pro
   await w.clock.run(w.clock.now + 1_000);
   await lastTick;
   finalChecks(w);
-  if (process.env.SIM_DEBUG) console.log(JSON.stringify(w.record().routes, null, 1), [...w.replicas.replicas.keys()].map((n) => [n, w.replicas.host(n).status(), w.replicas.replica(n).fault]));
   return { seed, violations: w.violations.list, trace: w.trace, stats: { batches: w.allBatches.size, simMs: w.clock.now, coverage: w.coverage } };
 }
 
@@ -55,8 +53,8 @@ async function settle(w: SimWorld): Promise<void> {
   await w.clock.run(w.clock.now + 4 * HEARTBEAT_MS);
   const isSettled = () =>
     w.record().routes.every((r) => {
-      const primary = w.replicas.host(r.primary).status();
-      const standby = r.standby ? w.replicas.host(r.standby).status() : null;
+      const primary = w.replicas.status(r.primary);
+      const standby = r.standby ? w.replicas.status(r.standby) : null;
       return (
         r.status === "healthy" &&
         primary !== null &&
@@ -81,16 +79,16 @@ function finalChecks(w: SimWorld): void {
     const recordsIn = (batches: Iterable<Batch>) =>
       [...batches].reduce((n, b) => n + b.events.filter((e) => partitionFor(e.k, w.spec.partitions) === route.partition).length, 0);
     const expected = { min: recordsIn(w.acked.values()), max: recordsIn(w.acked.values()) + recordsIn(unacked) };
-    const primary = w.replicas.host(route.primary);
-    const standby = route.standby ? w.replicas.host(route.standby) : null;
-    const results = primary.readResults(route.epoch, {});
-    const counted = results.status === "ok" ? results.results.reduce((n, r) => n + Number(r.values.n ?? r.values.packets ?? 0), 0) : -1;
+    const primary = w.replicas.peek(route.primary) ? w.replicas.host(route.primary) : null;
+    const standby = route.standby && w.replicas.peek(route.standby) ? w.replicas.host(route.standby) : null;
+    const results = primary ? primary.readResults(route.epoch, {}) : null;
+    const counted = results?.status === "ok" ? results.results.reduce((n, r) => n + Number(r.values.n ?? r.values.packets ?? 0), 0) : -1;
     const outputs = (name: string | null) => (name ? JSON.stringify(w.replicas.replica(name).storage.outputs) : "");
-    const open = (name: string | null) => JSON.stringify((name ? w.replicas.host(name).load()?.operator.openResults({}) : null) ?? null);
+    const open = (name: string | null) => JSON.stringify((name ? w.replicas.peek(name)?.operator.openResults({}) : null) ?? null);
     checkSettled(
       {
         partition: route.partition,
-        primary: primary.status(),
+        primary: primary?.status() ?? null,
         standby: standby?.status() ?? null,
         counted,
         primaryOutputs: outputs(route.primary),
@@ -109,7 +107,7 @@ function finalChecks(w: SimWorld): void {
 
 /** The primary's outputs and open results against a fresh operator fed the partition's stable log. */
 function goldenRun(w: SimWorld, partition: number, primaryName: string): void {
-  const state = w.replicas.host(primaryName).load();
+  const state = w.replicas.peek(primaryName);
   if (!state) return;
   const { entries, missing } = w.history.log(partition, state.meta.appliedLsn);
   if (missing !== null) {

@@ -13,7 +13,7 @@ import { HEARTBEAT_MS, ROUTER_DEADLINE_MS, SETTLE_LIMIT_MS, type Batch, type Sim
 import { InjectedFailure, isFailedCall } from "./violations.ts";
 
 /** Extra batches a producer lane may write while faults are still being injected. */
-const EXTRA_BATCHES = 30;
+const EXTRA_BATCHES = 12;
 
 /** The monitor: ticks every heartbeat; sometimes dies part-way through a tick (what it had not saved is lost). */
 export async function monitorLoop(w: SimWorld, stopAt: () => boolean): Promise<void> {
@@ -41,7 +41,7 @@ export async function monitorTick(w: SimWorld, dies: boolean): Promise<void> {
     if (!alive()) throw new InjectedFailure("monitor died");
     const before = w.record();
     for (const e of r.events.slice(before.events.length)) w.log(`monitor: ${e.kind} p${e.partition}: ${e.detail}`);
-    w.hooks.save?.(r, before, h);
+    w.hooks.save?.(r, before, h, (name) => (w.replicas.replica(name).fault === null ? w.replicas.status(name) : null));
     w.stored = JSON.stringify(r);
     w.storedHealth = JSON.stringify(h);
   };
@@ -49,7 +49,7 @@ export async function monitorTick(w: SimWorld, dies: boolean): Promise<void> {
   // Errors the monitor reports are bugs (failed calls are never reported): each is a violation.
   const log = { error: (context: string, err: unknown) => w.violations.exception(`monitor ${context}`, err) };
   try {
-    await runMonitorTick(port, { save }, [{ record: w.load(), health }], w.clock.now, { failAfterMisses: 2, locationHints: [], missSpacingMs: 25 }, log);
+    await runMonitorTick(port, { save }, [{ record: structuredClone(w.load()), health }], w.clock.now, { failAfterMisses: 2, locationHints: [], missSpacingMs: 25 }, log);
   } catch (err) {
     if (!isFailedCall(err)) w.violations.exception("monitor tick", err);
     w.log(`monitor tick died: ${String(err)}`);
@@ -79,7 +79,9 @@ async function send(w: SimWorld, batch: Batch): Promise<void> {
     },
   };
   try {
-    const acks = await writeBatch(port, [{ record: router.cache, subBatches: routeEvents(w.spec, batch.events, 0, 256) }], batch, async () => [w.load()]);
+    const routed = routeEvents(w.spec, batch.events, 0, 256);
+    const subBatches = w.hooks.route ? w.hooks.route(routed) : routed;
+    const acks = await writeBatch(port, [{ record: router.cache, subBatches }], batch, async () => [w.load()]);
     checkReplicatedAck(w, acks[0]?.partitions ?? [], batch);
   } catch (err) {
     router.fetchedAt = -Infinity;
@@ -106,7 +108,8 @@ function checkReplicatedAck(w: SimWorld, acks: readonly { partition: number; rep
  */
 export async function produce(w: SimWorld, producer: string, lane: number, count: number): Promise<void> {
   for (let seq = 1 + lane; seq <= count || (!w.faultsDone && seq <= count + EXTRA_BATCHES); seq += 2) {
-    await w.clock.sleep(w.rng.int(60));
+    // Extra batches come slower: they keep writes going while the remaining faults strike.
+    await w.clock.sleep(seq <= count ? w.rng.int(60) : 30 + w.rng.int(120));
     const events = Array.from({ length: 1 + w.rng.int(4) }, () => ({ k: `key${w.rng.int(12)}`, ts: w.clock.now + w.rng.int(150), v: w.rng.int(100) }));
     const batch = { producer, seq, events };
     w.allBatches.set(`${producer}#${seq}`, batch);

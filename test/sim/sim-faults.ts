@@ -22,21 +22,22 @@ export async function faultLoop(w: SimWorld, total: number): Promise<void> {
     // After the first fault, usually strike while the partition is recovering from it.
     const inRecovery = i > 0 && w.rng.chance(0.7);
     if (!inRecovery) await w.clock.sleep(w.rng.int(200));
-    const route = await until(w, () => pick(w, inRecovery) ?? pick(w, false), WAIT_LIMIT_MS);
+    // A partition recovering soon (the last fault's), else any healthy one.
+    const route = (inRecovery ? await until(w, () => pick(w, true), WAIT_LIMIT_MS) : null) ?? (await until(w, () => pick(w, false), WAIT_LIMIT_MS));
     if (!route) continue;
     if (w.options.bothDown) await bothDown(w, route);
     else await oneDown(w, route);
   }
 }
 
-/** Polls every 5 ms until `found` gives a value, or `limitMs` passes. */
+/** Polls every 10 ms until `found` gives a value, or `limitMs` passes. */
 async function until<T>(w: SimWorld, found: () => T | null | false, limitMs: number): Promise<T | null> {
   const giveUpAt = w.clock.now + limitMs;
   for (;;) {
     const value = found();
     if (value) return value;
     if (w.clock.now >= giveUpAt) return null;
-    await w.clock.sleep(5);
+    await w.clock.sleep(10);
   }
 }
 
@@ -45,7 +46,7 @@ const SETTLE_WAIT = 20_000;
 
 /** A partition a fault may hit now: a recovering one (`inRecovery`), or a healthy one with both replicas intact. */
 function pick(w: SimWorld, inRecovery: boolean): PartitionRoute | null {
-  const intact = (name: string) => w.replicas.replica(name).fault === null && w.replicas.host(name).status() !== null;
+  const intact = (name: string) => w.replicas.replica(name).fault === null && w.replicas.status(name) !== null;
   const fits = (r: PartitionRoute) =>
     inRecovery
       ? r.status === "recovering" && r.recovery !== null && intact(r.primary) && w.replicas.replica(r.recovery.replica).fault === null

@@ -7,10 +7,10 @@ import { judgeSeq } from "../../shared/dedup.ts";
 import type { MonitorPort } from "../../shared/monitor/monitor-port.ts";
 import { ReplicaHost } from "../../shared/replica/replica-host.ts";
 import { acceptOutputs, acceptSeedChunk, beginSeed, finishSeed, readSeedChunk } from "../../shared/replica/replica-seeding.ts";
-import type { ReplicaTuning } from "../../shared/replica/replica-state.ts";
+import type { ReplicaState, ReplicaTuning } from "../../shared/replica/replica-state.ts";
 import type { ReplicaPort } from "../../shared/router/write-partition.ts";
 import { MemoryReplicaStorage } from "../helpers/memory-replica-storage.ts";
-import type { ApplyBatchReply } from "../../shared/wire/replica-rpc.ts";
+import type { ApplyBatchReply, ReplicaStatus } from "../../shared/wire/replica-rpc.ts";
 import type { SimClock } from "./sim-clock.ts";
 import type { StableHistory } from "./stable-history.ts";
 import type { VariantHooks, Wrap } from "./variant-hooks.ts";
@@ -47,6 +47,7 @@ export class SimReplicas {
   readonly #hooks: VariantHooks;
   readonly #violations: Violations;
   readonly #history: StableHistory;
+  readonly #brokenLoads = new Set<string>();
 
   constructor(clock: SimClock, rng: Rng, config: SimNetConfig, checks: { hooks: VariantHooks; violations: Violations; history: StableHistory; trace: (line: string) => void }) {
     this.#clock = clock;
@@ -88,9 +89,28 @@ export class SimReplicas {
     }
   }
 
+  /**
+   * God's-eye view of a replica's state (null: none). Loading runs product code (a restart
+   * restores from storage); an error it throws is a violation, recorded once per replica.
+   */
+  peek(name: string): ReplicaState | null {
+    try {
+      return this.host(name).load();
+    } catch (err) {
+      if (!this.#brokenLoads.has(name)) this.#violations.exception(`loading ${name}`, err);
+      this.#brokenLoads.add(name);
+      return null;
+    }
+  }
+
+  /** God's-eye status of a replica (null: no state, or it cannot load). */
+  status(name: string): ReplicaStatus | null {
+    return this.peek(name) ? this.host(name).status() : null;
+  }
+
   /** God's-eye view: whether a replica has durably applied or logged `(producer, seq)`. */
   holds(name: string, producer: string, seq: number): boolean {
-    const state = this.host(name).load();
+    const state = this.peek(name);
     if (!state) return false;
     return judgeSeq(state.dedup, producer, seq, this.#config.tuning.dedupWindow) === "duplicate" || state.pending.some((e) => e.producer === producer && e.seq === seq);
   }

@@ -53,6 +53,8 @@ export interface FaultCoverage {
   duringRecovery: number;
   /** Times both replicas of a partition were down at once. */
   bothDown: number;
+  /** Replica faults injected while producers were still writing. */
+  whileWriting: number;
   /** Every fault by kind, coordinator outages included. */
   kinds: Record<string, number>;
 }
@@ -78,9 +80,12 @@ export class SimWorld {
   readonly acked = new Map<string, Batch>();
   readonly allBatches = new Map<string, Batch>();
   readonly readers: CursorReader[];
-  readonly coverage: FaultCoverage = { replicaFaults: 0, duringRecovery: 0, bothDown: 0, kinds: {} };
+  #parsed: { json: string; record: DataflowRecord } | null = null;
+  readonly coverage: FaultCoverage = { replicaFaults: 0, duringRecovery: 0, bothDown: 0, whileWriting: 0, kinds: {} };
   /** Set once the fault injector has injected everything it planned (producers keep writing until then). */
   faultsDone = false;
+  /** Set once every producer has all its batches acknowledged. */
+  clientsDone = false;
 
   constructor(seed: number, options: SimOptions) {
     this.options = options;
@@ -107,6 +112,7 @@ export class SimWorld {
     this.coverage.kinds[kind] = (this.coverage.kinds[kind] ?? 0) + 1;
     if (!replicaFault) return;
     this.coverage.replicaFaults += 1;
+    if (!this.clientsDone) this.coverage.whileWriting += 1;
     if (duringRecovery) this.coverage.duringRecovery += 1;
   }
 
@@ -114,12 +120,13 @@ export class SimWorld {
     if (this.options.trace) this.trace.push(`[${String(this.clock.now).padStart(6)}] ${line}`);
   }
 
-  /** The stored record, read with a god's-eye view (works while the coordinator is down). */
+  /** The stored record, read with a god's-eye view (works while the coordinator is down). Read-only: it is shared until the next save. */
   record(): DataflowRecord {
-    return DataflowRecordSchema.parse(JSON.parse(this.stored));
+    if (this.#parsed?.json !== this.stored) this.#parsed = { json: this.stored, record: DataflowRecordSchema.parse(JSON.parse(this.stored)) };
+    return this.#parsed.record;
   }
 
-  /** The stored record as a router or the monitor reads it: fails while the coordinator is down. */
+  /** The stored record as a router or the monitor reads it (read-only; the monitor copies it): fails while the coordinator is down. */
   load(): DataflowRecord {
     if (!this.coordinatorUp) throw new InjectedFailure("coordinator down");
     return this.record();

@@ -3,7 +3,7 @@
  * storage writes: which entry each LSN holds once some replica made it stable, by whom
  * and at which epoch. Two invariants are checked as entries become stable:
  * `stable-log` (one entry per LSN across replicas) and `zombie-write` (a primary of an
- * older epoch never makes a new write stable after a newer primary made writes stable).
+ * older epoch never makes stable an LSN a newer epoch's primary already wrote at).
  */
 import type { LogEntry, ReplicaMeta } from "../../shared/wire/persisted.ts";
 import type { MemoryReplicaStorage } from "../helpers/memory-replica-storage.ts";
@@ -18,8 +18,8 @@ interface StableEntry {
 export class StableHistory {
   /** partition → LSN → the entry first made stable there. */
   readonly partitions = new Map<number, Map<number, StableEntry>>();
-  /** partition → the highest epoch at which a primary made a new entry stable. */
-  readonly #primaryEpochs = new Map<number, number>();
+  /** partition → epoch → the lowest LSN a primary of that epoch made stable first. */
+  readonly #firstNewLsn = new Map<number, Map<number, number>>();
   readonly #violations: Violations;
 
   constructor(violations: Violations) {
@@ -58,27 +58,43 @@ export class StableHistory {
   #record(meta: ReplicaMeta, entry: LogEntry): void {
     const map = this.partitions.get(meta.partition) ?? new Map<number, StableEntry>();
     this.partitions.set(meta.partition, map);
+    if (meta.role === "primary") this.#checkEpochOrder(meta, entry);
     const earlier = map.get(entry.lsn);
-    if (earlier) {
-      const same = earlier.entry.producer === entry.producer && earlier.entry.seq === entry.seq && earlier.entry.records === entry.records;
-      if (!same) {
-        this.#violations.add(
-          "stable-log",
-          `partition ${meta.partition} LSN ${entry.lsn}: ${meta.name} (epoch ${meta.epoch}) made ${entry.producer}#${entry.seq} stable, ${earlier.by} (epoch ${earlier.epoch}) made ${earlier.entry.producer}#${earlier.entry.seq} stable`,
-        );
-      }
+    if (!earlier) {
+      map.set(entry.lsn, { entry, by: meta.name, epoch: meta.epoch });
+      if (meta.role === "primary") this.#firstNew(meta.partition).set(meta.epoch, Math.min(this.#firstNew(meta.partition).get(meta.epoch) ?? Infinity, entry.lsn));
       return;
     }
-    map.set(entry.lsn, { entry, by: meta.name, epoch: meta.epoch });
-    if (meta.role !== "primary") return;
-    const newest = this.#primaryEpochs.get(meta.partition) ?? 0;
-    if (meta.epoch < newest) {
+    const same = earlier.entry.producer === entry.producer && earlier.entry.seq === entry.seq && earlier.entry.records === entry.records;
+    if (!same) {
       this.#violations.add(
-        "zombie-write",
-        `partition ${meta.partition}: ${meta.name}, primary of epoch ${meta.epoch}, made ${entry.producer}#${entry.seq} stable at LSN ${entry.lsn} after a primary of epoch ${newest} made writes stable`,
+        "stable-log",
+        `partition ${meta.partition} LSN ${entry.lsn}: ${meta.name} (epoch ${meta.epoch}) made ${entry.producer}#${entry.seq} stable, ${earlier.by} (epoch ${earlier.epoch}) made ${earlier.entry.producer}#${earlier.entry.seq} stable`,
       );
-    } else {
-      this.#primaryEpochs.set(meta.partition, meta.epoch);
     }
+  }
+
+  /**
+   * A primary of epoch e may still make stable what its standby held at epoch e (a late
+   * acknowledgement), all of it below where the next epoch's primary started writing; an
+   * LSN at or past that point is a write a zombie accepted at its old epoch.
+   */
+  #checkEpochOrder(meta: ReplicaMeta, entry: LogEntry): void {
+    for (const [epoch, firstLsn] of this.#firstNew(meta.partition)) {
+      if (epoch > meta.epoch && firstLsn <= entry.lsn) {
+        this.#violations.add(
+          "zombie-write",
+          `partition ${meta.partition}: ${meta.name}, primary of epoch ${meta.epoch}, made ${entry.producer}#${entry.seq} stable at LSN ${entry.lsn}; the primary of epoch ${epoch} made new writes stable from LSN ${firstLsn} on`,
+        );
+        return;
+      }
+    }
+  }
+
+  /** Per epoch, the lowest LSN a primary of that epoch made stable first. */
+  #firstNew(partition: number): Map<number, number> {
+    let map = this.#firstNewLsn.get(partition);
+    if (!map) this.#firstNewLsn.set(partition, (map = new Map()));
+    return map;
   }
 }

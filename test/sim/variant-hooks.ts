@@ -19,6 +19,7 @@ import type {
   Refusal,
   Replicate,
   ReplicateReply,
+  ReplicaStatus,
 } from "../../shared/wire/replica-rpc.ts";
 import type { DataflowRecord, HealthMap } from "../../shared/wire/routing.ts";
 import type { FluxRecord } from "../../shared/wire/window-result.ts";
@@ -38,8 +39,13 @@ export interface VariantHooks {
   readOutputPage?: Wrap<ReadPageCall, OutputPage>;
   /** Wraps a replica's storage when it is created. */
   storage?: (storage: MemoryReplicaStorage, dedupWindow: number) => void;
-  /** Rewrites what the monitor is about to save (`before`: the record as stored). */
-  save?: (record: DataflowRecord, before: DataflowRecord, health: HealthMap) => void;
+  /** Rewrites the sub-batches a router is about to write (partition → records). */
+  route?: (subBatches: Map<number, FluxRecord[]>) => Map<number, FluxRecord[]>;
+  /**
+   * Rewrites what the monitor is about to save (`before`: the record as stored; `status`:
+   * what a replica would answer to a probe now, null when down or empty).
+   */
+  save?: (record: DataflowRecord, before: DataflowRecord, health: HealthMap, status: (name: string) => ReplicaStatus | null) => void;
 }
 
 /** no-dedup: the primary judges every batch against empty dedup state. */
@@ -164,8 +170,9 @@ function doubled(record: FluxRecord): FluxRecord {
   return [key, timeMs, ...values.map((v) => (typeof v === "number" ? v * 2 : v))];
 }
 
-/** late-by-a-window: the primary logs every record one 100 ms window later than its time (both replicas agree; counts stay right). */
-export const shiftWindow: Wrap<ApplyBatch, ApplyBatchReply> = (_host, msg, run) => {
-  const records = (JSON.parse(msg.records) as FluxRecord[]).map(([key, timeMs, ...values]): FluxRecord => [key, timeMs + 100, ...values]);
-  return run({ ...msg, records: JSON.stringify(records) });
-};
+/** late-by-a-window: the router puts every record 100 ms (one window) later than its time; both replicas agree and count every record. */
+export function shiftWindow(subBatches: Map<number, FluxRecord[]>): Map<number, FluxRecord[]> {
+  const shifted = new Map<number, FluxRecord[]>();
+  for (const [partition, records] of subBatches) shifted.set(partition, records.map(([key, timeMs, ...values]): FluxRecord => [key, timeMs + 100, ...values]));
+  return shifted;
+}
