@@ -52,6 +52,11 @@ export class FluxError extends Error {
     return ERROR_TABLE[this.code].status;
   }
 
+  /** Whether resending the same request can succeed (from {@link ERROR_TABLE}). */
+  get retryable(): boolean {
+    return ERROR_TABLE[this.code].retryable;
+  }
+
   /** The envelope to send; `details` is omitted when there are none. */
   toEnvelope(): ErrorEnvelope {
     const error: ErrorEnvelope["error"] = { code: this.code, message: this.message };

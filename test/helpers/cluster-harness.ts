@@ -4,6 +4,7 @@
  * fail-over tests (and the seed of the simulator).
  */
 import { expect } from "vitest";
+import { FluxError } from "../../shared/errors.ts";
 import { routeEvents } from "../../shared/ingest/route-events.ts";
 import type { MonitorPort } from "../../shared/monitor/monitor-port.ts";
 import { runMonitorTick, type MonitorStore } from "../../shared/monitor/run-monitor-tick.ts";
@@ -39,6 +40,7 @@ export class ClusterHarness {
     this.cluster = new MemoryCluster({ dedupWindow: 256, checkpointEvery });
     this.cluster.setUp(this.record);
     this.monitorPort = this.cluster;
+    this.#routing = structuredClone(this.record);
   }
 
   /** One monitor tick, 500 ms of simulated time after the previous one. */
@@ -51,29 +53,48 @@ export class ClusterHarness {
     if (unexpected.length > 0) throw unexpected[0];
   }
 
-  /** Posts once from a possibly stale copy of the routing; throws what the router would answer. */
+  /**
+   * Posts once as a router would: from its cached routing, which is refreshed only when a
+   * replica answers with a newer epoch or a post failed (so it is often stale after a
+   * fail-over); throws what the router would answer.
+   */
   async postOnce(batch: Batch): Promise<void> {
     const subBatches = routeEvents(this.spec, batch.events, 0, 256);
-    await writeBatch(this.cluster, [{ record: structuredClone(this.record), subBatches }], batch, async () => [this.record]);
+    const refresh = async () => [(this.#routing = structuredClone(this.record))];
+    try {
+      await writeBatch(this.cluster, [{ record: this.#routing, subBatches }], batch, refresh);
+    } catch (err) {
+      this.#routing = structuredClone(this.record);
+      throw err;
+    }
     this.acknowledged.push(batch);
   }
 
-  /** Posts until acknowledged, ticking the monitor between attempts. @returns how many attempts failed. */
+  /** The routing this harness's router has cached. */
+  #routing: DataflowRecord;
+
+  /**
+   * Posts until acknowledged, ticking the monitor between attempts; only a retryable
+   * answer is retried. @returns how many attempts failed.
+   */
   async post(batch: Batch, maxAttempts = 30): Promise<number> {
     for (let failures = 0; failures < maxAttempts; failures++) {
       try {
         await this.postOnce(batch);
         return failures;
-      } catch {
+      } catch (err) {
+        if (!(err instanceof FluxError) || !err.retryable) throw err;
         await this.tick();
       }
     }
     throw new Error(`batch ${batch.producer}#${batch.seq} never acknowledged`);
   }
 
-  /** Ticks until every partition is healthy (or `maxTicks` pass). */
+  /** Ticks until every partition is healthy; throws if that takes more than `maxTicks`. */
   async settle(maxTicks = 40): Promise<void> {
     for (let i = 0; i < maxTicks && this.record.routes.some((r) => r.status !== "healthy"); i++) await this.tick();
+    const statuses = this.record.routes.map((r) => r.status);
+    if (statuses.some((s) => s !== "healthy")) throw new Error(`not healthy after ${maxTicks} ticks: ${statuses.join(", ")}`);
   }
 
   /** What the results API would serve now, merged across partitions. */

@@ -2,7 +2,9 @@
  * Replicas of the real `ReplicaHost` over memory, reachable through the same ports the
  * Worker and the monitor use (`ReplicaPort`, `MonitorPort`), so router, replica and
  * monitor logic run together in Node. Faults make calls fail as a dead, hung or slow
- * Durable Object would (a missed deadline and an error look the same to callers).
+ * Durable Object would (a missed deadline and an error look the same to callers): a
+ * crashed or hung replica never runs the call; a slow one runs it, but its answer misses
+ * the caller's deadline, so the call took effect while the caller saw it fail.
  */
 import type { MonitorPort } from "../../shared/monitor/monitor-port.ts";
 import { desiredConfigs } from "../../shared/monitor/desired-config.ts";
@@ -20,8 +22,12 @@ export class MemoryCluster implements ReplicaPort, MonitorPort {
   readonly storages = new Map<string, MemoryReplicaStorage>();
   readonly hosts = new Map<string, ReplicaHost>();
   readonly faults = new Map<string, MemoryFault>();
-  /** Called before every replica call; return a promise to delay it. */
+  /** Called before every replica call; return a promise to delay it, throw to fail it before it runs. */
   beforeCall: (replica: string, method: string) => Promise<void> | void = () => {};
+  /** Errors thrown by the replica code itself (never by an injected fault): each one is a bug. */
+  readonly errors: unknown[] = [];
+  /** Called after a replica call took effect; throw to lose its reply. */
+  afterCall: (replica: string, method: string) => void = () => {};
 
   readonly tuning: ReplicaTuning;
 
@@ -66,8 +72,18 @@ export class MemoryCluster implements ReplicaPort, MonitorPort {
   async #call<T>(name: string, method: string, run: (host: ReplicaHost) => T): Promise<T> {
     await this.beforeCall(name, method);
     const fault = this.faults.get(name);
-    if (fault) throw new Error(`replica ${name} (${method}): ${fault === "crash" ? "down" : "did not answer in time"}`);
-    return run(this.host(name));
+    if (fault === "crash" || fault === "hang") throw new Error(`replica ${name} (${method}): ${fault === "crash" ? "down" : "did not answer in time"}`);
+    let reply: T;
+    try {
+      reply = run(this.host(name));
+    } catch (err) {
+      // Product code threw: the caller sees a failed call, tests see the error itself.
+      this.errors.push(err);
+      throw err;
+    }
+    if (fault === "slow") throw new Error(`replica ${name} (${method}): answered after the deadline`);
+    this.afterCall(name, method);
+    return reply;
   }
 
   applyBatch: ReplicaPort["applyBatch"] = (name, msg) => this.#call(name, "applyBatch", (h) => h.applyBatch(msg));
