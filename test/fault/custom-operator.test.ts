@@ -40,14 +40,18 @@ describe("the heavy-hitters operator under a primary crash", () => {
     const { id, stream } = await createDataflow(detector);
     const victim = (await routing(id))[0]?.primary ?? "";
     const acked: Flow[][] = [];
+    const statuses: number[] = [];
     for (let seq = 1; seq <= 20; seq++) {
       if (seq === 5) expect((await fault(victim, "crash")).status).toBe(200);
       if (seq === 14) expect((await fault(victim, "heal")).status).toBe(200);
       const batch = seq === 20 ? SOURCES.map((src) => ({ src, ts: 100_000, bytes: 1, dst: "x" })) : flows(seq);
-      await postUntilAcked(stream, "collector", seq, batch);
+      statuses.push(...(await postUntilAcked(stream, "collector", seq, batch)));
       acked.push(batch);
     }
     await tickUntilHealthy(id);
+    // The crash had an effect: posts were refused until the standby took over, and the victim was replaced.
+    expect(statuses).toContain(503);
+    expect((await routing(id))[0]?.primary).not.toBe(victim);
 
     const spec = DataflowSpecSchema.parse({ stream, ...detector });
     const operator = compileDataflow(spec).bind();

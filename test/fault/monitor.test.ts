@@ -81,7 +81,7 @@ describe("the fault endpoint", () => {
   it("refuses a missing or wrong admin token, and the API token", async () => {
     const { id } = await createDataflow(faultSpec);
     const name = (await routing(id))[0]?.primary ?? "";
-    for (const token of ["wrong", "test-token"]) {
+    for (const token of [null, "wrong", "test-token"]) {
       const res = await fault(name, "crash", token);
       expect(res.status).toBe(401);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe("UNAUTHORIZED");

@@ -52,12 +52,18 @@ describe("WebSocket subscription across a fail-over", () => {
       const everything = (await subscribe(id, 200)).map((e) => outputLabel(e.data));
       expect(everything).toHaveLength(SUBSCRIBED_PAGES.length * 5);
       await until(() => live.messages.length >= everything.length, "the windows closed after the fail-over");
-      // A late repeat would show up after the last expected window; give it a few polls.
-      await new Promise((resolve) => setTimeout(resolve, 600));
+      // A late repeat would come before any newer window of its partition: close one more
+      // second's windows in both partitions and wait for them instead of sleeping.
+      await post(6);
+      const withMarker = (await subscribe(id, 200)).map((e) => outputLabel(e.data));
+      expect(withMarker).toHaveLength(SUBSCRIBED_PAGES.length * 6);
+      const marker = withMarker.filter((label) => !everything.includes(label));
+      expect(new Set(marker.map((label) => label.split(":")[0])).size, "the marker reaches both partitions").toBe(2);
+      await until(() => marker.every((label) => windowLabels(live.messages).includes(label)), "the windows of the marker second");
       const seen = windowLabels(live.messages);
       expect(live.closeCode).toBeNull();
       expect(new Set(seen).size).toBe(seen.length);
-      expect(seen.sort()).toEqual(everything.sort());
+      expect(seen.sort()).toEqual(withMarker.sort());
     } finally {
       live.ws.close(1000, "done");
     }

@@ -4,8 +4,10 @@ import { exports } from "cloudflare:workers";
 const TOKEN = "test-token";
 
 /** Calls the Worker with the test bearer token unless `headers.authorization` is given. */
-export async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  const init: RequestInit = { method, headers: { authorization: `Bearer ${TOKEN}`, ...headers } };
+/** One request to the Worker, with the API token unless `headers` replace it (a `null` header is left out). */
+export async function call(method: string, path: string, body?: unknown, headers: Record<string, string | null> = {}): Promise<Response> {
+  const merged: Record<string, string | null> = { authorization: `Bearer ${TOKEN}`, ...headers };
+  const init: RequestInit = { method, headers: Object.fromEntries(Object.entries(merged).filter((e): e is [string, string] => e[1] !== null)) };
   if (body !== undefined) {
     init.body = typeof body === "string" ? body : JSON.stringify(body);
     (init.headers as Record<string, string>)["content-type"] ??= "application/json";

@@ -26,9 +26,9 @@ export async function tick(): Promise<void> {
   }
 }
 
-/** Injects a fault through the admin endpoint. */
-export async function fault(name: string, kind: string, token = ADMIN_TOKEN): Promise<Response> {
-  return call("POST", `/v1/admin/replicas/${encodeURIComponent(name)}/fault`, { kind }, { authorization: `Bearer ${token}` });
+/** Injects a fault through the admin endpoint (`token` null: no Authorization header at all). */
+export async function fault(name: string, kind: string, token: string | null = ADMIN_TOKEN): Promise<Response> {
+  return call("POST", `/v1/admin/replicas/${encodeURIComponent(name)}/fault`, { kind }, { authorization: token === null ? null : `Bearer ${token}` });
 }
 
 /** The routing of one dataflow, as the API shows it. */

@@ -20,8 +20,13 @@ describe("restart of every object", () => {
       expect((await postEvents(stream, "loader", seq, events)).status).toBe(200);
     }
     const before = await results(id);
-    const statusBefore = await (await call("GET", "/v1/status")).json();
+    const statusBefore = (await (await call("GET", "/v1/status")).json()) as { dataflows: { id: string; partitions: { replicas: { lsn: number; checkpointLsn: number }[] }[] }[] };
     expect(before.length).toBeGreaterThan(5);
+    // Every replica has a checkpoint, and some hold log above it: a restart uses both.
+    const replicas = statusBefore.dataflows.find((d) => d.id === id)?.partitions.flatMap((p) => p.replicas) ?? [];
+    expect(replicas).toHaveLength(8);
+    expect(replicas.every((r) => r.checkpointLsn > 0)).toBe(true);
+    expect(replicas.some((r) => r.lsn > r.checkpointLsn)).toBe(true);
 
     const names = await replicaNames(id);
     expect(names).toHaveLength(8);
