@@ -5,7 +5,7 @@
  * completed by the next one.
  */
 import type { DataflowRecord, HealthMap } from "../wire/routing.ts";
-import { advanceRecovery } from "./advance-recovery.ts";
+import { advanceRecovery, type RecoveryBudget } from "./advance-recovery.ts";
 import { markCallFailures, tickErrors, type MonitorLog } from "./monitor-errors.ts";
 import { desiredConfigs, isConfigured } from "./desired-config.ts";
 import type { MonitorPort, ProbeResult } from "./monitor-port.ts";
@@ -39,49 +39,65 @@ export async function runMonitorTick(
   tuning: MonitorTuning,
   log: MonitorLog,
 ): Promise<{ recoveryPending: boolean }> {
-  const budget = { calls: RECOVERY_CALLS_PER_TICK };
-  const port = markCallFailures(rawPort);
+  const tick: Tick = { port: markCallFailures(rawPort), store, nowMs, tuning, log, budget: { calls: RECOVERY_CALLS_PER_TICK } };
+  await Promise.all(records.filter(({ record }) => record.ready && !record.deleting).map(({ record, health }) => tickDataflow(tick, record, health)));
+  return { recoveryPending: tick.budget.calls <= 0 };
+}
+
+/** What every dataflow's share of one tick works with. */
+interface Tick {
+  port: MonitorPort;
+  store: MonitorStore;
+  nowMs: number;
+  tuning: MonitorTuning;
+  log: MonitorLog;
+  budget: RecoveryBudget;
+}
+
+type Report = (partition: number, context: string, err: unknown) => void;
+
+async function tickDataflow(tick: Tick, record: DataflowRecord, health: HealthMap): Promise<void> {
+  const { port, store, nowMs } = tick;
+  const errors = tickErrors(tick.log, record, nowMs);
+  const probes = await probeAll(port, replicasToProbe(record));
+  planMonitorTick(record, health, probes, nowMs, tick.tuning);
+  await store.save(record, health);
+  await reconcile(port, record, probes, errors.report);
   await Promise.all(
-    records
-      .filter(({ record }) => record.ready && !record.deleting)
-      .map(async ({ record, health }) => {
-        const errors = tickErrors(log, record, nowMs);
-        const probes = await probeAll(port, replicasToProbe(record));
-        planMonitorTick(record, health, probes, nowMs, tuning);
-        await store.save(record, health);
-        await reconcile(port, record, probes, errors.report);
-        await Promise.all(
-          record.routes.map((route) =>
-            syncStandby(port, route, statusOf(probes, route.primary), route.standby ? statusOf(probes, route.standby) : null).catch((err: unknown) =>
-              errors.report(route.partition, "standby sync", err),
-            ),
-          ),
-        );
-        let attached = false;
-        for (const route of record.routes) {
-          if (route.status !== "recovering") continue;
-          // A failed save is the coordinator's own storage failing: it ends the tick, unlike a replica that did not answer.
-          let saveError: { err: unknown } | null = null;
-          const save = () => store.save(record, health).catch((err: unknown) => Promise.reject((saveError = { err }).err));
-          try {
-            const event = await advanceRecovery(port, record, route, budget, save);
-            if (event) record.events.push({ atMs: nowMs, ...event });
-            attached ||= route.recovery?.phase === "attached" || event?.kind === "recovery-finished";
-          } catch (err) {
-            if (saveError) throw err;
-            // A replica did not answer (or a bug, reported); the recovery resumes from its last saved step next tick.
-            errors.report(route.partition, "recovery", err);
-          }
-        }
-        await store.save(record, health);
-        // A standby was attached under a new epoch: tell both replicas now, not a heartbeat later.
-        if (attached) await reconcile(port, record, probes, errors.report);
-        // Last, so a slow tick write never delays fail-over or recovery; only to replicas that answered.
-        await sendClockTicks(port, record, nowMs, (name) => statusOf(probes, name) !== null, errors.report);
-        if (errors.takeUnsaved()) await store.save(record, health);
-      }),
+    record.routes.map((route) =>
+      syncStandby(port, route, statusOf(probes, route.primary), route.standby ? statusOf(probes, route.standby) : null).catch((err: unknown) =>
+        errors.report(route.partition, "standby sync", err),
+      ),
+    ),
   );
-  return { recoveryPending: budget.calls <= 0 };
+  const attached = await advanceRecoveries(tick, record, health, errors.report);
+  await store.save(record, health);
+  // A standby was attached under a new epoch: tell both replicas now, not a heartbeat later.
+  if (attached) await reconcile(port, record, probes, errors.report);
+  // Last, so a slow tick write never delays fail-over or recovery; only to replicas that answered.
+  await sendClockTicks(port, record, nowMs, (name) => statusOf(probes, name) !== null, errors.report);
+  if (errors.takeUnsaved()) await store.save(record, health);
+}
+
+/** Advances every recovering partition's recovery. @returns whether a standby was attached (or a recovery finished). */
+async function advanceRecoveries(tick: Tick, record: DataflowRecord, health: HealthMap, report: Report): Promise<boolean> {
+  let attached = false;
+  for (const route of record.routes) {
+    if (route.status !== "recovering") continue;
+    // A failed save is the coordinator's own storage failing: it ends the tick, unlike a replica that did not answer.
+    let saveError: { err: unknown } | null = null;
+    const save = () => tick.store.save(record, health).catch((err: unknown) => Promise.reject((saveError = { err }).err));
+    try {
+      const event = await advanceRecovery(tick.port, record, route, tick.budget, save);
+      if (event) record.events.push({ atMs: tick.nowMs, ...event });
+      attached ||= route.recovery?.phase === "attached" || event?.kind === "recovery-finished";
+    } catch (err) {
+      if (saveError) throw err;
+      // A replica did not answer (or a bug, reported); the recovery resumes from its last saved step next tick.
+      report(route.partition, "recovery", err);
+    }
+  }
+  return attached;
 }
 
 function statusOf(probes: ReadonlyMap<string, ProbeResult>, name: string) {
@@ -107,7 +123,7 @@ async function reconcile(
   port: MonitorPort,
   record: DataflowRecord,
   probes: ReadonlyMap<string, ProbeResult>,
-  report: (partition: number, context: string, err: unknown) => void,
+  report: Report,
 ): Promise<void> {
   await Promise.all(
     record.routes.flatMap((route) =>

@@ -63,13 +63,12 @@ async function post(cluster: MemoryCluster, s: DataflowSpec, b: Batch, routing: 
 async function runSeed(seed: number) {
   const r = rng(seed);
   const s = spec({ partitions: 1 + r.int(4), replication: r.chance(0.8) ? 2 : 1, window: { kind: "tumbling", sizeMs: 1000, allowedLatenessMs: r.int(2000) } });
-  let current = record("df", s);
   const cluster = new MemoryCluster({ dedupWindow: 256, checkpointEvery: 1 + r.int(5) });
-  cluster.setUp(current);
+  const initial = record("df", s);
+  cluster.setUp(initial);
   const violations = new Violations();
   const history = new StableHistory(violations);
   for (const storage of cluster.storages.values()) history.watch(storage);
-  const replicaNames = current.routes.flatMap((route) => [route.primary, ...(route.standby ? [route.standby] : [])]);
   let faults = true;
   cluster.beforeCall = async () => {
     for (let i = r.int(4); i > 0; i--) await Promise.resolve();
@@ -78,7 +77,6 @@ async function runSeed(seed: number) {
   cluster.afterCall = () => {
     if (faults && r.chance(0.05)) throw (felt.lostReplies++, new Injected("reply lost after the call ran"));
   };
-
   const producers = ["p1", "p2", "p3"].slice(0, 1 + r.int(3));
   const batches = producers.flatMap((producer) =>
     Array.from({ length: 3 + r.int(12) }, (_, i) => ({
@@ -87,49 +85,63 @@ async function runSeed(seed: number) {
       events: Array.from({ length: 1 + r.int(6) }, () => ({ page: `k${r.int(7)}`, ts: r.int(5000), bytes: r.int(100) - 20 })),
     })),
   );
-  // Every batch is sent at least once; some are resent, all in a random order, in waves of concurrent posts.
+  const current = await postAll(r, cluster, s, initial, batches);
+  faults = false;
+  expect(cluster.errors, `seed ${seed}: replica code threw`).toEqual([]);
+  expect(violations.list.map(formatViolation), `seed ${seed}`).toEqual([]);
+  await checkAgainstReference(`seed ${seed}`, cluster, s, current, history, batches);
+}
+
+/**
+ * Sends every batch at least once, some again, in a random order, in waves of concurrent
+ * posts: half through routing that is never refreshed; replicas restart and epochs move
+ * between waves. @returns the routing as it ends.
+ */
+async function postAll(r: ReturnType<typeof rng>, cluster: MemoryCluster, s: DataflowSpec, initial: DataflowRecord, batches: readonly Batch[]): Promise<DataflowRecord> {
+  const replicaNames = initial.routes.flatMap((route) => [route.primary, ...(route.standby ? [route.standby] : [])]);
   const sends = r.shuffle([...batches, ...batches.filter(() => r.chance(0.4))]);
-  const stale = current;
+  let current = initial;
   while (sends.length > 0) {
     const wave = sends.splice(0, 1 + r.int(4));
-    await Promise.all(wave.map((b) => post(cluster, s, b, () => (r.chance(0.5) ? stale : current), () => current)));
+    await Promise.all(wave.map((b) => post(cluster, s, b, () => (r.chance(0.5) ? initial : current), () => current)));
     if (r.chance(0.3)) cluster.restart(replicaNames[r.int(replicaNames.length)] ?? "");
     if (r.chance(0.15)) current = bumpEpochs(current, cluster);
   }
-  faults = false;
+  return current;
+}
 
-  expect(cluster.errors, `seed ${seed}: replica code threw`).toEqual([]);
-  expect(violations.list.map(formatViolation), `seed ${seed}`).toEqual([]);
+/** Per partition: outputs on both replicas, late records and served results equal the reference fed the stable log. */
+async function checkAgainstReference(where: string, cluster: MemoryCluster, s: DataflowSpec, current: DataflowRecord, history: StableHistory, batches: readonly Batch[]): Promise<void> {
   const expectedAll: WindowResult[] = [];
   for (const route of current.routes) {
-    const primary = cluster.host(route.primary);
-    const status = primary.status();
-    expect(status?.appliedLsn, `seed ${seed}: primary stable prefix`).toBe(status?.lsn);
+    const status = cluster.host(route.primary).status();
+    expect(status?.appliedLsn, `${where}: primary stable prefix`).toBe(status?.lsn);
     const { entries, missing } = history.log(route.partition, status?.appliedLsn ?? 0);
-    expect(missing, `seed ${seed}: partition ${route.partition} stable log`).toBeNull();
+    expect(missing, `${where}: partition ${route.partition} stable log`).toBeNull();
     const reference = referenceRun(s, route.partition, entries, batches);
     const outputs = (name: string) => cluster.storages.get(name)?.outputs ?? [];
-    expect(outputs(route.primary), `seed ${seed}: outputs of partition ${route.partition}`).toEqual(reference.closed.map((result, i) => ({ outputSeq: i + 1, result })));
+    expect(outputs(route.primary), `${where}: outputs of partition ${route.partition}`).toEqual(reference.closed.map((result, i) => ({ outputSeq: i + 1, result })));
     if (route.standby) {
-      expect(cluster.host(route.standby).status()?.lsn, `seed ${seed}: standby of partition ${route.partition} holds every LSN`).toBe(status?.lsn);
-      expect(outputs(route.standby), `seed ${seed}: standby outputs of partition ${route.partition}`).toEqual(outputs(route.primary));
+      expect(cluster.host(route.standby).status()?.lsn, `${where}: standby of partition ${route.partition} holds every LSN`).toBe(status?.lsn);
+      expect(outputs(route.standby), `${where}: standby outputs of partition ${route.partition}`).toEqual(outputs(route.primary));
     }
-    expect(status?.lateRecords, `seed ${seed}: late records`).toBe(reference.late);
+    expect(status?.lateRecords, `${where}: late records`).toBe(reference.late);
     expectedAll.push(...reference.closed, ...reference.open);
   }
   const expected = expectedAll.sort(compareResults);
-  const { results: actual } = await readResults(async (name, epoch, filter) => cluster.host(name).readResults(epoch, filter), current, {});
-  expect(actual, `seed ${seed}`).toEqual(expected);
+  const read = (filter: { limit?: number; after?: { windowStartMs: number; key: string } }) =>
+    readResults(async (name, epoch, f) => cluster.host(name).readResults(epoch, f), current, filter);
+  expect((await read({})).results, where).toEqual(expected);
   // Paging through the same results, two at a time, gives the same list.
-  const paged: typeof actual = [];
+  const paged: WindowResult[] = [];
   let after: { windowStartMs: number; key: string } | undefined;
   for (let page = 0; page < 1000; page++) {
-    const { results, next } = await readResults(async (name, epoch, filter) => cluster.host(name).readResults(epoch, filter), current, { limit: 2, after });
+    const { results, next } = await read({ limit: 2, after });
     paged.push(...results);
     if (!next) break;
     after = next;
   }
-  expect(paged, `seed ${seed}: paged`).toEqual(expected);
+  expect(paged, `${where}: paged`).toEqual(expected);
 }
 
 /** A single-node reference fed each batch logged in the partition, in log order, once. */
