@@ -9,7 +9,7 @@ import { checkGolden } from "./golden.ts";
 import { monitorLoop, monitorTick, produce, readLoop } from "./sim-actors.ts";
 import { checkSettled, checkWriters } from "./sim-checks.ts";
 import { faultLoop } from "./sim-faults.ts";
-import { HEARTBEAT_MS, SETTLE_LIMIT_MS, SimWorld, type Batch, type FaultCoverage, type SimOptions } from "./sim-world.ts";
+import { HEARTBEAT_MS, SimWorld, type Batch, type FaultCoverage, type SimOptions } from "./sim-world.ts";
 import type { Violation } from "./violations.ts";
 
 export interface SimResult {
@@ -33,7 +33,8 @@ export async function runSimulation(seed: number, options: SimOptions = {}): Pro
     ["faults", faultLoop(w, counts.reduce((a, b) => a + b, 0)).finally(() => (w.faultsDone = true))],
   ] as const;
   for (const [name, loop] of loops) loop.catch((err: unknown) => w.violations.exception(`simulator ${name} loop`, err));
-  await w.clock.run(SETTLE_LIMIT_MS * 2, () => w.clientsDone && w.faultsDone);
+  // Producers give up on a batch after the settle limit, so they always finish well within this.
+  await w.clock.run(Math.max(60_000, 2 * w.settleLimitMs), () => w.clientsDone && w.faultsDone);
   await clients;
   await settle(w);
   settled = true;
@@ -64,8 +65,8 @@ async function settle(w: SimWorld): Promise<void> {
         (w.readers[r.partition]?.cursor ?? 0) >= primary.outputSeq
       );
     });
-  await w.clock.run(w.clock.now + SETTLE_LIMIT_MS, isSettled);
-  if (!isSettled()) w.violations.add("settles", `partitions not healthy and caught up ${SETTLE_LIMIT_MS} ms after faults stopped`);
+  await w.clock.run(w.clock.now + w.settleLimitMs, isSettled);
+  if (!isSettled()) w.violations.add("settles", `partitions not healthy and caught up ${w.settleLimitMs} ms after faults stopped`);
 }
 
 /** Exactly once per partition, replicas equal, at most one writer per epoch, the golden run. */

@@ -9,7 +9,7 @@ import { writeBatch } from "../../shared/router/write-batch.ts";
 import type { ReplicaPort } from "../../shared/router/write-partition.ts";
 import { HealthMapSchema, type DataflowRecord, type HealthMap } from "../../shared/wire/routing.ts";
 import { FluxError } from "../../shared/errors.ts";
-import { HEARTBEAT_MS, ROUTER_DEADLINE_MS, SETTLE_LIMIT_MS, type Batch, type SimWorld } from "./sim-world.ts";
+import { HEARTBEAT_MS, ROUTER_DEADLINE_MS, type Batch, type SimWorld } from "./sim-world.ts";
 import { InjectedFailure, isFailedCall } from "./violations.ts";
 
 /** Extra batches a producer lane may write while faults are still being injected. */
@@ -125,8 +125,8 @@ export async function produce(w: SimWorld, producer: string, lane: number, count
           w.violations.exception(`router writing ${producer}#${seq}`, err);
           return;
         }
-        if (w.clock.now - startedAt > SETTLE_LIMIT_MS) {
-          w.violations.add("settles", `batch ${producer}#${seq} not acknowledged within ${SETTLE_LIMIT_MS} ms`);
+        if (w.clock.now - startedAt > w.settleLimitMs) {
+          w.violations.add("settles", `batch ${producer}#${seq} not acknowledged within ${w.settleLimitMs} ms`);
           return;
         }
         await w.clock.sleep(10 + w.rng.int(40));

@@ -24,6 +24,8 @@ export interface SimOptions {
   trace?: boolean;
   /** What the dataflow runs: window aggregates (default), the heavy-hitters custom operator, or windows closed by clock ticks. */
   workload?: Workload;
+  /** How long a batch may go unacknowledged, and the run may take to settle after faults stop (default 30 s). */
+  settleLimitMs?: number;
 }
 
 export const WORKLOADS = ["window", "heavy-hitters", "ticks"] as const;
@@ -43,7 +45,7 @@ export type Batch = { producer: string; seq: number; events: { k: string; ts: nu
 
 export const HEARTBEAT_MS = 50;
 export const ROUTER_DEADLINE_MS = 60;
-export const SETTLE_LIMIT_MS = 30_000;
+const SETTLE_LIMIT_MS = 30_000;
 
 /** The faults one seed injected (issue 10: coverage is printed and enforced). */
 export interface FaultCoverage {
@@ -76,6 +78,7 @@ export class SimWorld {
   coordinatorUp = true;
   readonly initial: DataflowRecord;
   readonly routingTtlMs: number;
+  readonly settleLimitMs: number;
   readonly routers: { cache: DataflowRecord; fetchedAt: number }[];
   readonly acked = new Map<string, Batch>();
   readonly allBatches = new Map<string, Batch>();
@@ -89,6 +92,7 @@ export class SimWorld {
 
   constructor(seed: number, options: SimOptions) {
     this.options = options;
+    this.settleLimitMs = options.settleLimitMs ?? SETTLE_LIMIT_MS;
     this.rng = makeRng(seed);
     this.variant = options.variant ?? null;
     const log = (line: string) => this.log(line);
