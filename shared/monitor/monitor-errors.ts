@@ -9,7 +9,7 @@ import type { DataflowRecord } from "../wire/routing.ts";
 import { MAX_EVENTS } from "../wire/routing.ts";
 
 /** A replica call that failed or missed its deadline. */
-export class ReplicaCallFailed extends Error {
+class ReplicaCallFailed extends Error {
   override readonly name = "ReplicaCallFailed";
 
   constructor(method: string, cause: unknown) {

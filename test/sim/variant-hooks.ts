@@ -27,7 +27,7 @@ import type { MemoryReplicaStorage } from "../helpers/memory-replica-storage.ts"
 
 /** Wraps one call to a replica: `run` is the real call. */
 export type Wrap<M, R> = (host: ReplicaHost, msg: M, run: (msg: M) => R) => R;
-export type ReadLogCall = { epoch: number; fromLsn: number; toLsn: number };
+type ReadLogCall = { epoch: number; fromLsn: number; toLsn: number };
 export type ReadPageCall = { epoch: number; afterSeq: number; limit: number };
 export type OutputPage = { status: "ok"; outputs: NumberedOutput[] } | Refusal;
 
