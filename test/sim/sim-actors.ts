@@ -113,33 +113,43 @@ export async function produce(w: SimWorld, producer: string, lane: number, count
     const events = Array.from({ length: 1 + w.rng.int(4) }, () => ({ k: `key${w.rng.int(12)}`, ts: w.clock.now + w.rng.int(150), v: w.rng.int(100) }));
     const batch = { producer, seq, events };
     w.allBatches.set(`${producer}#${seq}`, batch);
-    const startedAt = w.clock.now;
-    for (;;) {
-      try {
-        await send(w, batch);
-        break;
-      } catch (err) {
-        w.log(`${producer}#${seq} not acknowledged: ${err instanceof Error ? err.message : String(err)}`);
-        const retryable = isFailedCall(err) || (err instanceof FluxError && err.code === "UNAVAILABLE");
-        if (!retryable) {
-          w.violations.exception(`router writing ${producer}#${seq}`, err);
-          return;
-        }
-        if (w.clock.now - startedAt > w.settleLimitMs) {
-          w.violations.add("settles", `batch ${producer}#${seq} not acknowledged within ${w.settleLimitMs} ms`);
-          return;
-        }
-        await w.clock.sleep(10 + w.rng.int(40));
-      }
-    }
+    if (!(await sendUntilAcked(w, batch))) return;
     w.acked.set(`${producer}#${seq}`, batch);
     w.log(`${producer}#${seq} acknowledged`);
     if (w.rng.chance(0.1)) {
       await send(w, batch).catch((err: unknown) => {
-        if (!isFailedCall(err) && !(err instanceof FluxError && err.code === "UNAVAILABLE")) w.violations.exception(`router resending ${producer}#${seq}`, err);
+        if (!expectedRefusal(err)) w.violations.exception(`router resending ${producer}#${seq}`, err);
       });
     }
   }
+}
+
+/** Resends until acknowledged; false (with a violation) after the settle limit or an answer a client must not retry. */
+async function sendUntilAcked(w: SimWorld, batch: Batch): Promise<boolean> {
+  const id = `${batch.producer}#${batch.seq}`;
+  const startedAt = w.clock.now;
+  for (;;) {
+    try {
+      await send(w, batch);
+      return true;
+    } catch (err) {
+      w.log(`${id} not acknowledged: ${err instanceof Error ? err.message : String(err)}`);
+      if (!expectedRefusal(err)) {
+        w.violations.exception(`router writing ${id}`, err);
+        return false;
+      }
+      if (w.clock.now - startedAt > w.settleLimitMs) {
+        w.violations.add("settles", `batch ${id} not acknowledged within ${w.settleLimitMs} ms`);
+        return false;
+      }
+      await w.clock.sleep(10 + w.rng.int(40));
+    }
+  }
+}
+
+/** A failed call, or the router's retryable 503: what a client resends after. */
+function expectedRefusal(err: unknown): boolean {
+  return isFailedCall(err) || (err instanceof FluxError && err.code === "UNAVAILABLE");
 }
 
 /** Readers follow each partition's output stream from whatever the routing calls primary. */
