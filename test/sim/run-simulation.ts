@@ -32,7 +32,7 @@ export async function runSimulation(seed: number, options: SimOptions = {}): Pro
     ["reader", readLoop(w, () => settled)],
     ["faults", faultLoop(w, counts.reduce((a, b) => a + b, 0)).finally(() => (w.faultsDone = true))],
   ] as const;
-  for (const [name, loop] of loops) loop.catch((err: unknown) => w.violations.exception(`simulator ${name} loop`, err));
+  for (const [name, loop] of loops) loop.catch((err: unknown) => w.violations.exception(`simulator ${name} loop`, err, "simulator"));
   // Producers give up on a batch after the settle limit, so they always finish well within this.
   await w.clock.run(Math.max(60_000, 2 * w.settleLimitMs), () => w.clientsDone && w.faultsDone);
   await clients;

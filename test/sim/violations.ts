@@ -20,6 +20,7 @@ export const INVARIANTS = {
   "replicas-agree": "a settled partition's replicas hold the same log, outputs, open results and late count",
   unavailable: "with both replicas down, the partition reports unavailable",
   exception: "no product code throws an error the simulator did not inject",
+  simulator: "the simulator's own loops never crash (a bug in the simulator, never a variant caught)",
 } as const;
 
 export type Invariant = keyof typeof INVARIANTS;
@@ -37,9 +38,9 @@ export class Violations {
     this.list.push({ invariant, detail });
   }
 
-  /** Records an error thrown by product code (or by the simulator's own loops) with its stack. */
-  exception(where: string, err: unknown): void {
-    this.add("exception", `${where}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  /** Records an error thrown by product code with its stack (`invariant` "simulator": by the simulator's own loops). */
+  exception(where: string, err: unknown, invariant: "exception" | "simulator" = "exception"): void {
+    this.add(invariant, `${where}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   }
 
   has(invariant: Invariant): boolean {
