@@ -43,7 +43,7 @@ export function markCallFailures<P extends object>(port: P): P {
 /**
  * A handler for errors caught during one dataflow's tick: failed calls are ignored (the
  * next tick retries), anything else is logged and recorded in the dataflow's events.
- * @returns the handler, and whether it recorded an event since the last `saved()`.
+ * @returns `report`, and `takeUnsaved` telling whether it recorded an event since last asked.
  */
 export function tickErrors(log: MonitorLog, record: DataflowRecord, nowMs: number) {
   let unsaved = false;
