@@ -10,6 +10,8 @@ import { defineConfig } from "vitest/config";
 const TEST_BINDINGS = {
   FLUX_API_TOKEN: "test-token",
   FLUX_ADMIN_TOKEN: "test-admin-token",
+  // Two signing secrets, as during a rotation: the first signs, both verify.
+  FLUX_TOKEN_SECRETS: "test-secret-new-0123456789abcdef0123, test-secret-old-0123456789abcdef0123",
   FLUX_CHECKPOINT_EVERY: "4",
   FLUX_HEARTBEAT_MS: "3600000",
 };

@@ -11,11 +11,13 @@ import type { ReplicaStatus } from "../../shared/wire/replica-rpc.ts";
 import type { DataflowRecord, HealthMap } from "../../shared/wire/routing.ts";
 import type { AppEnv } from "../app-env.ts";
 import { askCoordinator } from "../cluster.ts";
+import { canReadDataflow } from "../../shared/tokens/access.ts";
 
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 
 export const statusRoutes = new Hono<AppEnv>().get("/", async (c) => {
-  const records = await askCoordinator(c.env, (co) => co.listDataflows());
+  // A read token sees only the dataflows it names.
+  const records = (await askCoordinator(c.env, (co) => co.listDataflows())).filter((r) => canReadDataflow(c.var.principal, r.id));
   const timeoutMs = c.var.config.probeTimeoutMs * 4;
   const ask = async (name: string, hint: string | null): Promise<ReplicaStatus | { error: string }> => {
     // The hint matters when this call is the first to reach a fresh replica: it places it.
