@@ -1,7 +1,8 @@
 /**
  * `GET /v1/status`: per dataflow its partitions (epoch, status, recovery) and replicas
  * (role, epoch, LSNs, lag, location hint, last heartbeat), plus recent fail-overs and
- * recoveries. Replicas are asked live, with a deadline; one that does not answer says so.
+ * recoveries, whether fault injection is on, and refused ingest requests per minute.
+ * Replicas are asked live, with a deadline; one that does not answer says so.
  */
 import { Hono } from "hono";
 import { withDeadline } from "../../durable-objects/replica-client.ts";
@@ -11,6 +12,7 @@ import type { ReplicaStatus } from "../../shared/wire/replica-rpc.ts";
 import type { DataflowRecord, HealthMap } from "../../shared/wire/routing.ts";
 import type { AppEnv } from "../app-env.ts";
 import { askCoordinator } from "../cluster.ts";
+import { INGEST_STATS_NAME } from "../../shared/names.ts";
 import { canReadDataflow } from "../../shared/tokens/access.ts";
 
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
@@ -32,7 +34,14 @@ export const statusRoutes = new Hono<AppEnv>().get("/", async (c) => {
   const dataflows = await Promise.all(
     records.map(async (record) => describe(record, await askCoordinator(c.env, (co) => co.health(record.id)), ask)),
   );
-  const body: StatusResponse = { dataflows };
+  // A read token sees the refusals of its dataflows' streams only.
+  const streams = new Set(records.map((r) => r.spec.stream));
+  const everything = c.var.principal.kind !== "scoped" || c.var.principal.claims.scope === "admin";
+  const refusals = await withDeadline(async () => c.env.INGEST_STATS.getByName(INGEST_STATS_NAME).refusals(), timeoutMs, "ingest stats").then(
+    (rows) => rows.filter((row) => everything || streams.has(row.stream)).map(({ minuteStartMs, ...row }) => ({ at: new Date(minuteStartMs).toISOString(), ...row })),
+    () => null,
+  );
+  const body: StatusResponse = { dataflows, faultsEnabled: c.var.config.enableFaults, refusals };
   return c.json(body);
 });
 

@@ -5,7 +5,7 @@ import { createApp } from "../../functions/app.ts";
 import { hmacSha256 } from "../../functions/token-crypto.ts";
 import { ErrorEnvelopeSchema } from "../../shared/errors.ts";
 import { verifyToken } from "../../shared/tokens/signed-token.ts";
-import { MAX_TOKEN_TTL_SECONDS } from "../../shared/wire/tokens.ts";
+import { MAX_TOKEN_TTL_SECONDS, type TokenClaims } from "../../shared/wire/tokens.ts";
 import { call, createDataflow, postEvents } from "../helpers/api.ts";
 import { bearer, mint, NEW_SECRET, OLD_SECRET, sign } from "../helpers/tokens.ts";
 
@@ -119,7 +119,7 @@ describe("scoped tokens", () => {
 
   it("accepts tokens of the second secret during a rotation and refuses any other secret", async () => {
     const { id } = await createDataflow();
-    const claims = { v: 1, scope: "read", dataflows: [id], expMs: Date.now() + 60_000 } as const;
+    const claims: TokenClaims = { v: 1, scope: "read", dataflows: [id], expMs: Date.now() + 60_000 };
     expect((await call("GET", `/v1/dataflows/${id}/results`, undefined, bearer(await sign(claims, OLD_SECRET)))).status).toBe(200);
     expect((await call("GET", `/v1/dataflows/${id}/results`, undefined, bearer(await sign(claims, "retired-secret-0123456789abcdef0123")))).status).toBe(401);
     // After the rotation: only the new secret configured, the old one's tokens stop working.

@@ -22,7 +22,8 @@ describe("base64url", () => {
 
   it("matches the platform encoding", () => {
     const bytes = Uint8Array.from([0, 255, 250, 1, 2, 3, 62, 63]);
-    expect(encodeBase64Url(bytes)).toBe(Buffer.from(bytes).toString("base64url"));
+    const platform = btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+    expect(encodeBase64Url(bytes)).toBe(platform);
   });
 
   it("refuses foreign characters, impossible lengths and non-zero leftover bits", () => {
