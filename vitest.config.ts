@@ -1,4 +1,4 @@
-/** Three Vitest projects: unit (Node), workers (workerd integration) and fault (workerd with faults on). */
+/** Four Vitest projects: unit (Node), browser (Chromium against wrangler dev), workers (workerd integration) and fault (workerd with faults on). */
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
@@ -38,6 +38,15 @@ export default defineConfig({
         test: {
           name: "workers",
           include: ["test/integration/**/*.test.ts"],
+        },
+      },
+      {
+        // The dashboard in headless Chromium against `wrangler dev` (test/browser/local-stack.ts).
+        test: {
+          name: "browser",
+          environment: "node",
+          include: ["test/browser/**/*.test.ts"],
+          hookTimeout: 90_000,
         },
       },
       {
