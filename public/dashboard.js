@@ -7,7 +7,7 @@ const TOKEN_KEY = "flux-dashboard-token";
 const POLL_MS = 1000;
 const HISTORY_MS = 5 * 60_000;
 const LIVE_TTL_SECONDS = 300;
-const LIVE_ROWS = 40;
+const LIVE_ROWS = 24;
 
 const state = {
   token: sessionStorage.getItem(TOKEN_KEY) ?? "",
@@ -117,7 +117,8 @@ function sparkline(values) {
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   svg.setAttribute("class", "spark");
   const max = Math.max(1, ...values);
-  const step = width / Math.max(1, HISTORY_MS / POLL_MS - 1);
+  // At least a minute wide, growing to HISTORY_MS as samples accumulate.
+  const step = width / Math.max(60_000 / POLL_MS - 1, values.length - 1);
   const offset = width - step * (values.length - 1);
   const points = values.map((v, i) => `${(offset + i * step).toFixed(1)},${(height - 2 - (v / max) * (height - 4)).toFixed(1)}`);
   const line = document.createElementNS("http://www.w3.org/2000/svg", "polyline");
@@ -189,10 +190,11 @@ function timelineRows(dataflows) {
         const end = events.slice(i + 1).find((x) => samePartition(x) && (x.kind === "recovery-finished" || x.kind === "resumed"));
         duration = end ? `back to healthy after ${seconds(end.atMs - e.atMs)}` : "ongoing";
       }
-      rows.push({ dataflow: dataflow.id, e, duration });
+      rows.push({ dataflow: dataflow.id, e, duration, order: i });
     });
   }
-  rows.sort((a, b) => b.e.atMs - a.e.atMs);
+  // Newest first; events of one tick share a time, so their logged order breaks the tie.
+  rows.sort((a, b) => b.e.atMs - a.e.atMs || b.order - a.order);
   return rows.slice(0, 100).map(({ dataflow, e, duration }) =>
     h("tr", { class: `event ${e.kind}`, "data-kind": e.kind, "data-dataflow": dataflow },
       h("td", {}, clock(e.at)), h("td", {}, dataflow), h("td", {}, `p${e.partition}`),

@@ -19,6 +19,23 @@ let page: Page;
 const urls: string[] = [];
 const consoleLines: string[] = [];
 let seq = 0;
+let load: { stop: boolean; done: Promise<void> } | undefined;
+
+/** Demo-like load from another producer: a batch every 200 ms, each resent with its seq until it gets a 200. */
+function startLoad(): { stop: boolean; done: Promise<void> } {
+  const handle = { stop: false, done: Promise.resolve() };
+  handle.done = (async () => {
+    for (let loadSeq = 1; !handle.stop; loadSeq += 1) {
+      while (!handle.stop) {
+        const events = KEYS.map((page) => ({ page, ts: Date.now(), bytes: 100 }));
+        const res = await stack.api("POST", `/v1/streams/${STREAM}/events`, events, { "flux-producer-id": "browser-load", "flux-seq": String(loadSeq) });
+        await new Promise((r) => setTimeout(r, 200));
+        if (res.status === 200) break;
+      }
+    }
+  })();
+  return handle;
+}
 
 /** Posts one event per key at event time `ts`; resends on a non-200 (a fail-over may be under way). */
 async function post(ts: number): Promise<void> {
@@ -59,6 +76,10 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
+  if (load) {
+    load.stop = true;
+    await load.done;
+  }
   await browser?.close();
   await stack?.stop();
 });
@@ -90,6 +111,7 @@ describe("the dashboard", () => {
   });
 
   it("shows a fault injected through the API as a takeover, then the recovery with its duration", async () => {
+    load = startLoad();
     const victim = await primaryOf(0);
     const res = await stack.api("POST", `/v1/admin/replicas/${encodeURIComponent(victim)}/fault`, { kind: "crash" }, {}, ADMIN_TOKEN);
     expect(res.status).toBe(200);
@@ -106,12 +128,8 @@ describe("the dashboard", () => {
     const victim = await primaryOf(1);
     await page.locator(`tr[data-replica="${victim}"] button[data-fault="crash"]`).click();
     await page.locator('#timeline tr[data-kind="takeover"]', { hasText: "p1" }).first().waitFor({ timeout: 15_000 });
-    await post(Date.now());
     if (process.env.DASHBOARD_SCREENSHOT) {
-      for (let i = 0; i < 6; i++) {
-        await post(Date.now());
-        await new Promise((r) => setTimeout(r, 500));
-      }
+      await new Promise((r) => setTimeout(r, 5_000)); // a few seconds of load for the rate chart
       await page.screenshot({ path: process.env.DASHBOARD_SCREENSHOT, fullPage: true });
     }
     expect(urls.some((url) => url.includes("/subscribe?"))).toBe(true);
