@@ -4,7 +4,7 @@
  */
 
 /** Shortest secret accepted, characters: HMAC-SHA-256 wants at least 256 bits of key. */
-export const MIN_TOKEN_SECRET_LENGTH = 32;
+const MIN_TOKEN_SECRET_LENGTH = 32;
 
 /** Most secrets verified at once (each costs one HMAC per request). */
 const MAX_TOKEN_SECRETS = 4;

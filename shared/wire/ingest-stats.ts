@@ -7,4 +7,3 @@ export type RefusalCount = z.infer<typeof RefusalCountSchema>;
 
 /** The stored record; unknown fields are tolerated, `v` checked (STYLE.md §5). */
 export const StoredRefusalCountsSchema = z.object({ v: z.literal(1), counts: z.array(RefusalCountSchema) });
-export type StoredRefusalCounts = z.infer<typeof StoredRefusalCountsSchema>;
