@@ -241,7 +241,7 @@ function startLive(dataflow) {
   stopLive();
   $("#live-rows").replaceChildren();
   if (!dataflow) return liveState("");
-  const live = { dataflow, cursor: startCursor(dataflow), grant: null, socket: null, stopped: false };
+  const live = { dataflow, cursor: startCursor(dataflow), grant: null, socket: null, stopped: false, retryMs: 500 };
   state.live = live;
   void connectLive(live);
 }
@@ -262,12 +262,16 @@ async function connectLive(live) {
   socket.onmessage = (event) => {
     const message = JSON.parse(event.data);
     live.cursor = message.cursor;
+    live.retryMs = 500;
     if (message.type === "window") addLiveRow(message);
   };
-  socket.onclose = () => {
+  socket.onclose = (event) => {
     if (live.stopped) return;
+    // An orderly end (maxMs reached) reconnects at once; failures back off up to 10 s.
+    const delayMs = event.code === 1000 ? 0 : live.retryMs;
+    live.retryMs = Math.min(10_000, live.retryMs * 2);
     liveState(`reconnecting to ${live.dataflow}…`);
-    setTimeout(() => void connectLive(live), 500);
+    setTimeout(() => void connectLive(live), delayMs);
   };
 }
 
