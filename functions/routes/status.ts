@@ -31,16 +31,16 @@ export const statusRoutes = new Hono<AppEnv>().get("/", async (c) => {
       return { error: `unreachable: ${err instanceof Error ? err.message : String(err)}` };
     }
   };
-  const dataflows = await Promise.all(
-    records.map(async (record) => describe(record, await askCoordinator(c.env, (co) => co.health(record.id)), ask)),
-  );
   // A read token sees the refusals of its dataflows' streams only.
   const streams = new Set(records.map((r) => r.spec.stream));
   const everything = c.var.principal.kind !== "scoped" || c.var.principal.claims.scope === "admin";
-  const refusals = await withDeadline(async () => c.env.INGEST_STATS.getByName(INGEST_STATS_NAME).refusals(), timeoutMs, "ingest stats").then(
-    (rows) => rows.filter((row) => everything || streams.has(row.stream)).map(({ minuteStartMs, ...row }) => ({ at: new Date(minuteStartMs).toISOString(), ...row })),
-    () => null,
-  );
+  const [dataflows, refusals] = await Promise.all([
+    Promise.all(records.map(async (record) => describe(record, await askCoordinator(c.env, (co) => co.health(record.id)), ask))),
+    withDeadline(async () => c.env.INGEST_STATS.getByName(INGEST_STATS_NAME).refusals(), timeoutMs, "ingest stats").then(
+      (rows) => rows.filter((row) => everything || streams.has(row.stream)).map(({ minuteStartMs, ...row }) => ({ at: new Date(minuteStartMs).toISOString(), ...row })),
+      () => null,
+    ),
+  ]);
   const body: StatusResponse = { dataflows, faultsEnabled: c.var.config.enableFaults, refusals };
   return c.json(body);
 });
