@@ -39,14 +39,14 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 /** The token from `Authorization`, or on the subscribe route from a subprotocol or `?access_token=`. */
 function presentedCredential(c: Context<AppEnv>): { token: string; inUrl: boolean } | null {
+  const subscribe = /^\/v1\/dataflows\/[^/]+\/subscribe$/.test(c.req.path);
+  const query = c.req.query("access_token");
+  if (query !== undefined && !subscribe) throw new FluxError("INVALID_REQUEST", "access_token is accepted only by GET /v1/dataflows/{id}/subscribe");
   const header = c.req.header("authorization");
   if (header) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     return match?.[1] ? { token: match[1], inUrl: false } : null;
   }
-  const subscribe = /^\/v1\/dataflows\/[^/]+\/subscribe$/.test(c.req.path);
-  const query = c.req.query("access_token");
-  if (query !== undefined && !subscribe) throw new FluxError("INVALID_REQUEST", "access_token is accepted only by GET /v1/dataflows/{id}/subscribe");
   const offered = (c.req.header("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim());
   const fromProtocol = offered.find((p) => p.startsWith(TOKEN_SUBPROTOCOL))?.slice(TOKEN_SUBPROTOCOL.length);
   if (fromProtocol !== undefined && subscribe) {

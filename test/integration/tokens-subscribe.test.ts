@@ -72,8 +72,10 @@ describe("subscribing with a scoped token", () => {
       expect(await code(res)).toBe("FORBIDDEN");
     }
     const read = (await mint({ scope: "read", dataflows: [id], ttlSeconds: 60 })).token;
-    const results = await call("GET", `/v1/dataflows/${id}/results?access_token=${read}`, undefined, { authorization: "" });
-    expect(results.status).toBe(400);
+    for (const authorization of ["", "Bearer test-token"]) {
+      const results = await call("GET", `/v1/dataflows/${id}/results?access_token=${read}`, undefined, { authorization });
+      expect(results.status).toBe(400);
+    }
     const noV1 = await call("GET", `/v1/dataflows/${id}/subscribe?maxMs=10`, undefined, { authorization: "", upgrade: "websocket", "sec-websocket-protocol": `flux-token.${read}` });
     expect(noV1.status).toBe(400);
   });
