@@ -2,7 +2,9 @@
  * Browser-style subscription with a scoped token (issue 13): a read token in `?access_token=`
  * (EventSource) or a `flux-token.<token>` WebSocket subprotocol; long-lived tokens never there.
  */
-import { describe, expect, it } from "vitest";
+import { env } from "cloudflare:workers";
+import { describe, expect, it, vi } from "vitest";
+import { createApp } from "../../functions/app.ts";
 import { ErrorEnvelopeSchema } from "../../shared/errors.ts";
 import { call, createDataflow, postEvents } from "../helpers/api.ts";
 import { mint } from "../helpers/tokens.ts";
@@ -78,5 +80,21 @@ describe("subscribing with a scoped token", () => {
     }
     const noV1 = await call("GET", `/v1/dataflows/${id}/subscribe?maxMs=10`, undefined, { authorization: "", upgrade: "websocket", "sec-websocket-protocol": `flux-token.${read}` });
     expect(noV1.status).toBe(400);
+  });
+
+  it("keeps the token out of the Worker's log when a request with it fails", async () => {
+    const { id, token } = await closedWindows();
+    const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      // An invalid configuration makes every request a logged 500.
+      const res = await createApp().request(`/v1/dataflows/${id}/subscribe?access_token=${token}`, {}, { ...env, FLUX_MAX_BODY_BYTES: "lots" });
+      expect(res.status).toBe(500);
+      expect(logged).toHaveBeenCalled();
+      const text = JSON.stringify(logged.mock.calls);
+      expect(text).toContain(`/v1/dataflows/${id}/subscribe`);
+      expect(text).not.toContain(token.split(".")[2]);
+    } finally {
+      logged.mockRestore();
+    }
   });
 });
