@@ -15,6 +15,8 @@ const state = {
   history: new Map(),
   status: null,
   live: null,
+  /** Whether the token may mint and inject faults (FLUX_ADMIN_TOKEN); null until known. */
+  isAdmin: null,
 };
 
 const $ = (selector) => document.querySelector(selector);
@@ -46,8 +48,18 @@ const clock = (iso) => (iso ? new Date(iso).toLocaleTimeString([], { hour12: fal
 
 // ---- polling -------------------------------------------------------------------------
 
+/**
+ * Asks whether the token is FLUX_ADMIN_TOKEN without minting anything: an empty mint request
+ * passes the access check only for it (then fails validation, 400); any other token gets 403.
+ */
+async function checkAdmin() {
+  const res = await api("/v1/admin/tokens", { method: "POST", body: "{}" }).catch(() => null);
+  state.isAdmin = res ? res.status === 400 : null;
+}
+
 async function poll() {
   if (!state.token) return setConnection("no token", "idle");
+  if (state.isAdmin === null) await checkAdmin();
   let res;
   try {
     res = await api("/v1/status");
@@ -80,7 +92,7 @@ function remember(status, nowMs) {
 function render(status) {
   $("#rates").replaceChildren(...status.dataflows.map(rateCard));
   $("#refusals").replaceChildren(refusalChart(status.refusals));
-  $("#dataflows").replaceChildren(...status.dataflows.map((d) => dataflowCard(d, status.faultsEnabled)));
+  $("#dataflows").replaceChildren(...status.dataflows.map((d) => dataflowCard(d, status.faultsEnabled && state.isAdmin === true)));
   $("#timeline tbody").replaceChildren(...timelineRows(status.dataflows));
   const select = $("#live-select");
   const ids = status.dataflows.map((d) => d.id);
@@ -241,6 +253,7 @@ function startLive(dataflow) {
   stopLive();
   $("#live-rows").replaceChildren();
   if (!dataflow) return liveState("");
+  if (state.isAdmin === false) return liveState("live results need FLUX_ADMIN_TOKEN (to mint a read token)");
   const live = { dataflow, cursor: startCursor(dataflow), grant: null, socket: null, stopped: false, retryMs: 500 };
   state.live = live;
   void connectLive(live);
@@ -295,11 +308,13 @@ $("#token-form").addEventListener("submit", (event) => {
   $("#token").value = "";
   sessionStorage.setItem(TOKEN_KEY, state.token);
   state.history.clear();
+  state.isAdmin = null;
   void poll();
 });
 $("#forget-token").addEventListener("click", () => {
   state.token = "";
   sessionStorage.removeItem(TOKEN_KEY);
+  state.isAdmin = null;
   stopLive();
   setConnection("no token", "idle");
 });

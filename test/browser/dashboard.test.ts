@@ -139,4 +139,21 @@ describe("the dashboard", () => {
       expect(text).not.toContain("flux1.");
     }
   }, 30_000);
+
+  it("with the API token shows the status, without fault buttons, and explains why there are no live results", async () => {
+    const context = await browser.newContext();
+    const other = await context.newPage();
+    try {
+      await other.goto(`${stack.url}/dashboard`);
+      await other.fill("#token", API_TOKEN);
+      await other.click("#use-token");
+      await other.locator(`.dataflow[data-dataflow="${DATAFLOW}"] td.role`).first().waitFor({ timeout: 10_000 });
+      expect(await other.locator("button[data-fault]").count()).toBe(0);
+      await other.selectOption("#live-select", DATAFLOW);
+      await expect.poll(() => other.locator("#live-state").textContent(), { timeout: 5_000 }).toContain("need FLUX_ADMIN_TOKEN");
+      expect(await page.locator("button[data-fault]").count()).toBeGreaterThan(0);
+    } finally {
+      await context.close();
+    }
+  });
 });
