@@ -13,6 +13,7 @@ import type { AppEnv } from "../app-env.ts";
 import { requireBearer } from "../auth.ts";
 import { askCoordinator } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
+import { strictJsonBody } from "../json-body.ts";
 
 const ReplicaParamSchema = z.object({ name: z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*\/p\d+\/g\d+$/, "a replica name such as clicks/p0/g1") });
 
@@ -22,7 +23,7 @@ export const adminRoutes = new Hono<AppEnv>()
     await next();
   })
   .use("*", requireBearer("FLUX_ADMIN_TOKEN", (env) => env.FLUX_ADMIN_TOKEN))
-  .post("/replicas/:name/fault", zValidator("param", ReplicaParamSchema, onInvalid), zValidator("json", FaultRequestSchema, onInvalid), async (c) => {
+  .post("/replicas/:name/fault", zValidator("param", ReplicaParamSchema, onInvalid), strictJsonBody, zValidator("json", FaultRequestSchema, onInvalid), async (c) => {
     const { name } = c.req.valid("param");
     const { kind } = c.req.valid("json");
     const records = await askCoordinator(c.env, (co) => co.listDataflows());

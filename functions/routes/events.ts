@@ -15,6 +15,7 @@ import type { AppEnv } from "../app-env.ts";
 import { checkStreamEvents } from "../../shared/ingest/check-stream-events.ts";
 import { replicaPort, reportFailure, routeStream } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
+import { decodeUtf8, mediaTypeOf } from "../json-body.ts";
 import { writeBatch } from "../../shared/router/write-batch.ts";
 
 export const eventsRoutes = new Hono<AppEnv>().post(
@@ -27,7 +28,7 @@ export const eventsRoutes = new Hono<AppEnv>().post(
     const config = c.var.config;
     const contentType = c.req.header("content-type");
     const ndjson = isNdjson(contentType);
-    if (!ndjson && !/^application\/json\b/i.test(contentType ?? "")) {
+    if (!ndjson && mediaTypeOf(contentType) !== "application/json") {
       throw new FluxError("UNSUPPORTED_MEDIA_TYPE", "send application/json (an array of events) or application/x-ndjson");
     }
     const events = parseEventsBody(decodeUtf8(await c.req.arrayBuffer()), ndjson);
@@ -66,15 +67,6 @@ export const eventsRoutes = new Hono<AppEnv>().post(
     return c.json(body);
   },
 );
-
-/** Decodes the body strictly: invalid UTF-8 is a client error, not silently replaced. */
-function decodeUtf8(body: ArrayBuffer): string {
-  try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(body);
-  } catch {
-    throw new FluxError("INVALID_JSON", "body is not valid UTF-8");
-  }
-}
 
 /** Keeps `promise` running after the response (plain `app.request` calls have no execution context). */
 function waitUntil(c: { executionCtx: { waitUntil(promise: Promise<unknown>): void } }, promise: Promise<unknown>): void {
