@@ -10,7 +10,8 @@ import { FluxError } from "../../shared/errors.ts";
 import { isNdjson, parseEventsBody } from "../../shared/ingest/parse-body.ts";
 import { routeEvents } from "../../shared/ingest/route-events.ts";
 import { NameSchema } from "../../shared/wire/dataflow-spec.ts";
-import { ProducerHeadersSchema, type IngestResponse } from "../../shared/wire/ingest.ts";
+import { ProducerHeadersSchema } from "../../shared/wire/ingest.ts";
+import { ingestAnswer } from "../../shared/router/ingest-answer.ts";
 import type { AppEnv } from "../app-env.ts";
 import { checkStreamEvents } from "../../shared/ingest/check-stream-events.ts";
 import { replicaPort, reportFailure, routeStream } from "../cluster.ts";
@@ -56,15 +57,7 @@ export const eventsRoutes = new Hono<AppEnv>().post(
       }
       throw err;
     });
-    const body: IngestResponse = {
-      stream,
-      producer,
-      seq,
-      events: events.length,
-      duplicate: results.every((d) => d.partitions.every((p) => p.duplicate)),
-      dataflows: results,
-    };
-    return c.json(body);
+    return c.json(ingestAnswer({ stream, producer, seq, events: events.length }, routed, results));
   },
 );
 

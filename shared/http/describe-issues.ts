@@ -81,9 +81,9 @@ function expectation(issue: Issue, got: unknown): string {
 }
 
 function unionExpectation(issue: Extract<Issue, { code: "invalid_union" }>, got: unknown): string {
-  if ("discriminator" in issue && Array.isArray(issue.options)) {
-    return `must be ${oneOf(issue.options)}${gotText(got)}`;
-  }
+  // A discriminated union names the allowed tags (zod sets `options`, not in its issue type).
+  const options: unknown = (issue as { options?: unknown }).options;
+  if ("discriminator" in issue && Array.isArray(options)) return `must be ${oneOf(options)}${gotText(got)}`;
   const branches = issue.errors;
   // Every branch failed at the value itself: list what each wanted ("a string or an array").
   if (branches.every((b) => b.length === 1 && b[0]?.path.length === 0 && (b[0].code === "invalid_type" || b[0].code === "invalid_value"))) {

@@ -67,7 +67,7 @@ function toAck(dataflow: string, outcome: PartitionOutcome, batch: { producer: s
   switch (outcome.status) {
     case "applied":
     case "duplicate":
-      return { partition: outcome.partition, lsn: outcome.lsn, replicated: outcome.replicated, duplicate: outcome.status === "duplicate" };
+      return { partition: outcome.partition, lsn: outcome.lsn, replicated: outcome.replicated, duplicate: outcome.status === "duplicate", late: outcome.late };
     case "too-old":
       throw new FluxError(
         "SEQ_TOO_OLD",

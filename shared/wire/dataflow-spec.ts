@@ -3,6 +3,7 @@
  * Unknown fields are rejected at the HTTP boundary so typos never pass silently.
  */
 import { z } from "zod";
+import { FieldPathSchema } from "../field-path.ts";
 import { FilterSchema } from "./filter.ts";
 import { checkSpec } from "./spec-checks.ts";
 
@@ -15,7 +16,11 @@ export const NameSchema = z
   // `__proto__` and friends would be dropped silently by object records.
   .refine((name) => !name.startsWith("__"), "must not start with '__'");
 
-const FieldNameSchema = z.string().min(1).max(128);
+/** A field the spec reads: a name or dotted path into the event (or, with `project`, an output field). */
+const FieldNameSchema = FieldPathSchema;
+
+/** An output field of `project`: a plain name, since key, time and aggregates name it whole. */
+const ProjectedNameSchema = z.string().min(1).max(128).regex(/^[^.]+$/, "an output field name without '.'");
 
 /** Most entries a `topk` summary tracks. */
 const MAX_TOPK_CAPACITY = 1_000;
@@ -62,9 +67,6 @@ const WindowSpecSchema = z.discriminatedUnion("kind", [
     .refine((w) => w.sizeMs / w.slideMs <= MAX_WINDOWS_PER_RECORD, { message: `sizeMs / slideMs must be at most ${MAX_WINDOWS_PER_RECORD}`, path: ["slideMs"] }),
 ]);
 
-/** A dotted path into an event, such as `flow.src.ip`. */
-const FieldPathSchema = z.string().min(1).max(256).regex(/^[^.]+(\.[^.]+)*$/, "a field name or dotted path such as a.b.c");
-
 const ParamScalarSchema = z.union([z.string().max(1_000), z.number(), z.boolean(), z.null()]);
 
 /**
@@ -85,7 +87,7 @@ export const StoredDataflowSpecSchema = z.strictObject({
   filter: FilterSchema.optional(),
   /** Output field → dotted path in the posted event. When set, key, time and aggregate fields name output fields. */
   project: z
-    .record(FieldNameSchema, FieldPathSchema)
+    .record(ProjectedNameSchema, FieldPathSchema)
     .refine((p) => Object.keys(p).length > 0 && Object.keys(p).length <= 64, "between 1 and 64 fields")
     .optional(),
   /** One field, or several: then the key is the JSON array of their values as strings, e.g. `["10.0.0.1","443"]`. */

@@ -3,6 +3,7 @@
  * evaluated by the router before routing, so replicas only ever see events that pass.
  */
 import { z } from "zod";
+import { FieldPathSchema, fieldReader } from "../field-path.ts";
 
 const ScalarSchema = z.union([z.string().max(1_000), z.number(), z.boolean(), z.null()]);
 type Scalar = z.infer<typeof ScalarSchema>;
@@ -15,7 +16,8 @@ export type FilterExpr =
   | { or: FilterExpr[] }
   | { not: FilterExpr };
 
-const FieldSchema = z.string().min(1).max(128);
+/** Filters read fields by path (`shared/field-path.ts`), like every other part of a spec. */
+const FieldSchema = FieldPathSchema;
 
 /** The most nodes one filter may have. */
 const MAX_NODES = 100;
@@ -49,20 +51,42 @@ export function filterFields(expr: FilterExpr): string[] {
 }
 
 /**
- * Whether `event` passes. A missing field reads as null. Ordering comparisons hold only
- * between two numbers or two strings; any other pair compares false.
+ * A filter as a predicate over posted events, field paths split once. A missing field
+ * reads as null. Ordering comparisons hold only between two numbers or two strings;
+ * any other pair compares false.
  */
-export function passes(expr: FilterExpr, event: Readonly<Record<string, unknown>>): boolean {
-  if ("and" in expr) return expr.and.every((e) => passes(e, event));
-  if ("or" in expr) return expr.or.some((e) => passes(e, event));
-  if ("not" in expr) return !passes(expr.not, event);
-  const actual = Object.hasOwn(event, expr.field) ? event[expr.field] : null;
-  if (expr.op === "in") return expr.values.some((v) => v === actual);
-  if (expr.op === "eq") return actual === expr.value;
-  if (expr.op === "ne") return actual !== expr.value;
-  const comparable = (typeof actual === "number" && typeof expr.value === "number") || (typeof actual === "string" && typeof expr.value === "string");
-  if (!comparable) return false;
-  const a = actual as number | string;
-  const b = expr.value as number | string;
-  return expr.op === "lt" ? a < b : expr.op === "le" ? a <= b : expr.op === "gt" ? a > b : a >= b;
+export function compileFilter(expr: FilterExpr): (event: unknown) => boolean {
+  if ("and" in expr) {
+    const all = expr.and.map(compileFilter);
+    return (event) => all.every((p) => p(event));
+  }
+  if ("or" in expr) {
+    const any = expr.or.map(compileFilter);
+    return (event) => any.some((p) => p(event));
+  }
+  if ("not" in expr) {
+    const inner = compileFilter(expr.not);
+    return (event) => !inner(event);
+  }
+  const read = fieldReader(expr.field);
+  const valueOf = (event: unknown): unknown => read(event) ?? null;
+  if (expr.op === "in") {
+    const values = expr.values;
+    return (event) => {
+      const actual = valueOf(event);
+      return values.some((v) => v === actual);
+    };
+  }
+  const expected = expr.value;
+  if (expr.op === "eq") return (event) => valueOf(event) === expected;
+  if (expr.op === "ne") return (event) => valueOf(event) !== expected;
+  const op = expr.op;
+  return (event) => {
+    const a = valueOf(event);
+    const comparable = (typeof a === "number" && typeof expected === "number") || (typeof a === "string" && typeof expected === "string");
+    if (!comparable) return false;
+    const x = a as number | string;
+    const y = expected as number | string;
+    return op === "lt" ? x < y : op === "le" ? x <= y : op === "gt" ? x > y : x >= y;
+  };
 }
