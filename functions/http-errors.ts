@@ -40,7 +40,7 @@ export function onError(err: Error, c: Context): Response {
     return errorResponse(c, new FluxError(code, err.message || "bad request"));
   }
   console.error("unhandled error", { method: c.req.method, path: c.req.path, error: err.stack ?? String(err) });
-  return errorResponse(c, new FluxError("INTERNAL", "internal error; see the worker logs"));
+  return errorResponse(c, new FluxError("INTERNAL", "internal error: a bug in Flux, not in the request; the Worker log has the details (please report it)"));
 }
 
 /** `app.notFound`: unknown paths get the envelope too. */

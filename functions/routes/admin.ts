@@ -22,7 +22,13 @@ export const adminRoutes = new Hono<AppEnv>()
     if (!c.var.config.enableFaults) throw new FluxError("NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`);
     await next();
   })
-  .use("*", requireBearer("FLUX_ADMIN_TOKEN", (env) => env.FLUX_ADMIN_TOKEN))
+  .use(
+    "*",
+    requireBearer("FLUX_ADMIN_TOKEN", (env) => env.FLUX_ADMIN_TOKEN, {
+      token: (env) => env.FLUX_API_TOKEN,
+      message: "this is the API token; admin routes need the admin token (FLUX_ADMIN_TOKEN)",
+    }),
+  )
   .post("/replicas/:name/fault", zValidator("param", ReplicaParamSchema, onInvalid), strictJsonBody, zValidator("json", FaultRequestSchema, onInvalid), async (c) => {
     const { name } = c.req.valid("param");
     const { kind } = c.req.valid("json");
@@ -35,7 +41,9 @@ export const adminRoutes = new Hono<AppEnv>()
     try {
       reply = await c.env.PARTITION_REPLICA.getByName(name).injectFault(kind);
     } catch (err) {
-      throw new FluxError("UNAVAILABLE", `replica ${name} did not take the fault: ${err instanceof Error ? err.message : String(err)}`);
+      throw new FluxError("UNAVAILABLE", `replica ${name} did not answer, so the fault was not injected (it may already be crashed or hung); retry, or heal it`, {
+        reason: err instanceof Error ? err.message : String(err),
+      });
     }
     if (reply.status !== "ok") throw new FluxError("NOT_FOUND", "fault injection is disabled in the replicas' configuration");
     return c.json({ replica: name, fault: reply.fault, injected: kind });

@@ -81,10 +81,15 @@ describe("the fault endpoint", () => {
   it("refuses a missing or wrong admin token, and the API token", async () => {
     const { id } = await createDataflow(faultSpec);
     const name = (await routing(id))[0]?.primary ?? "";
-    for (const token of ["wrong", "test-token"]) {
+    for (const [token, message] of [
+      ["wrong", /wrong bearer token: send the FLUX_ADMIN_TOKEN value/],
+      ["test-token", /this is the API token; admin routes need the admin token \(FLUX_ADMIN_TOKEN/],
+    ] as const) {
       const res = await fault(name, "crash", token);
       expect(res.status).toBe(401);
-      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("UNAUTHORIZED");
+      const { error } = (await res.json()) as { error: { code: string; message: string } };
+      expect(error.code).toBe("UNAUTHORIZED");
+      expect(error.message).toMatch(message);
     }
     expect(await env.PARTITION_REPLICA.getByName(name).status()).toMatchObject({ role: "primary" });
   });
