@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import { zValidator } from "@hono/zod-validator";
 import { z } from "zod";
 import { FluxError } from "../../shared/errors.ts";
-import { FaultRequestSchema } from "../../shared/wire/admin.ts";
+import { FaultRequestSchema, ReplicaNameSchema } from "../../shared/wire/admin.ts";
 import type { PartitionReplica } from "../../durable-objects/partition-replica.ts";
 import type { AppEnv } from "../app-env.ts";
 import { requireBearer } from "../auth.ts";
@@ -15,7 +15,7 @@ import { askCoordinator } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
 import { strictJsonBody } from "../json-body.ts";
 
-const ReplicaParamSchema = z.object({ name: z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*\/p\d+\/g\d+$/, "a replica name such as clicks/p0/g1") });
+const ReplicaParamSchema = z.object({ name: ReplicaNameSchema });
 
 export const adminRoutes = new Hono<AppEnv>()
   .use("*", async (c, next) => {

@@ -4,9 +4,12 @@
  * recoveries. Replicas are asked live, with a deadline; one that does not answer says so.
  */
 import { Hono } from "hono";
+import { zValidator } from "@hono/zod-validator";
 import { withDeadline } from "../../durable-objects/replica-client.ts";
 import type { LocationHint } from "../../shared/config.ts";
-import type { StatusResponse } from "../../shared/wire/api.ts";
+import { StatusQuerySchema, type StatusResponse } from "../../shared/wire/api.ts";
+import { summarizeStatus } from "../../shared/status-summary.ts";
+import { onInvalid } from "../http-errors.ts";
 import type { ReplicaStatus } from "../../shared/wire/replica-rpc.ts";
 import type { DataflowRecord, HealthMap } from "../../shared/wire/routing.ts";
 import type { AppEnv } from "../app-env.ts";
@@ -14,7 +17,8 @@ import { askCoordinator } from "../cluster.ts";
 
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 
-export const statusRoutes = new Hono<AppEnv>().get("/", async (c) => {
+export const statusRoutes = new Hono<AppEnv>().get("/", zValidator("query", StatusQuerySchema, onInvalid), async (c) => {
+  const { view = "full", pretty } = c.req.valid("query");
   const records = await askCoordinator(c.env, (co) => co.listDataflows());
   const timeoutMs = c.var.config.probeTimeoutMs * 4;
   const ask = async (name: string, hint: string | null): Promise<ReplicaStatus | { error: string }> => {
@@ -31,7 +35,10 @@ export const statusRoutes = new Hono<AppEnv>().get("/", async (c) => {
     records.map(async (record) => describe(record, await askCoordinator(c.env, (co) => co.health(record.id)), ask)),
   );
   const body: StatusResponse = { dataflows };
-  return c.json(body);
+  const shown = view === "summary" ? summarizeStatus(body) : body;
+  // Indented for people reading it in a terminal; compact unless asked, or for the summary.
+  if (pretty === "true" || (view === "summary" && pretty !== "false")) return c.body(`${JSON.stringify(shown, null, 2)}\n`, 200, { "content-type": "application/json" });
+  return c.json(shown);
 });
 
 async function describe(record: DataflowRecord, health: HealthMap, ask: (name: string, hint: string | null) => Promise<ReplicaStatus | { error: string }>) {

@@ -7,14 +7,15 @@ import { FieldPathSchema } from "../field-path.ts";
 import { FilterSchema } from "./filter.ts";
 import { checkSpec } from "./spec-checks.ts";
 
-/** Names of streams, dataflows, fields and aggregates: letters, digits, `_`, `-`, `.`. */
+/**
+ * Names of streams, dataflows and aggregates: letters, digits, `_`, `-`, `.`, at most 64,
+ * not starting with `__` (`__proto__` and friends would be dropped silently by object
+ * records). One regular expression, so the OpenAPI document states exactly this rule.
+ */
 export const NameSchema = z
   .string()
-  .min(1)
   .max(64)
-  .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/, "use letters, digits, '_', '-' or '.'")
-  // `__proto__` and friends would be dropped silently by object records.
-  .refine((name) => !name.startsWith("__"), "must not start with '__'");
+  .regex(/^(?!__)[A-Za-z0-9_][A-Za-z0-9_.-]*$/, "use letters, digits, '_', '-' or '.' (at most 64, not starting with '__')");
 
 /** A field the spec reads: a name or dotted path into the event (or, with `project`, an output field). */
 const FieldNameSchema = FieldPathSchema;

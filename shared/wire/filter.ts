@@ -30,7 +30,7 @@ const ExprSchema: z.ZodType<FilterExpr> = z.lazy(() =>
     z.strictObject({ or: z.array(ExprSchema).min(1).max(MAX_NODES) }),
     z.strictObject({ not: ExprSchema }),
   ]),
-);
+).meta({ id: "FilterExpression" });
 
 /** A filter, with at most {@link MAX_NODES} nodes. */
 export const FilterSchema = ExprSchema.refine((expr) => countNodes(expr) <= MAX_NODES, `a filter has at most ${MAX_NODES} nodes`);

@@ -14,8 +14,17 @@ import { FieldPathSchema, splitFieldPath } from "../field-path.ts";
 const FieldTypeSchema = z.enum(["string", "number", "integer", "boolean", "time", "object", "array"]);
 type FieldType = z.infer<typeof FieldTypeSchema>;
 
-/** A field name or dotted path into nested objects, such as `flow.src`: the same paths specs read (`shared/field-path.ts`). */
-const PathSchema = FieldPathSchema;
+/** Names of `Object.prototype` members: a declared field of such a name would read an inherited value where it is absent. */
+const PROTOTYPE_NAMES = Object.getOwnPropertyNames(Object.prototype).map((name) => name.replace(/[$]/g, "\\$&")).join("|");
+
+/**
+ * A field name or dotted path into nested objects, such as `flow.src`: the same paths specs
+ * read (`shared/field-path.ts`), with no name of an `Object.prototype` member.
+ */
+const PathSchema = FieldPathSchema.regex(
+  new RegExp(`^(?!(.*\\.)?(${PROTOTYPE_NAMES})(\\.|$))`),
+  "must not use a name of Object.prototype (such as __proto__ or constructor)",
+);
 
 /** The body of `PUT /v1/streams/{stream}`. */
 export const StreamSchemaSchema = z.strictObject({
@@ -26,10 +35,6 @@ export const StreamSchemaSchema = z.strictObject({
     .superRefine((fields, ctx) => {
       for (const path of Object.keys(fields)) {
         const parts = splitFieldPath(path);
-        // Names of Object.prototype members would read inherited values where a field is absent.
-        if (parts.some((part) => part in Object.prototype)) {
-          ctx.addIssue({ code: "custom", path: [path], message: "must not use a name of Object.prototype (such as __proto__ or constructor)" });
-        }
         for (let i = 1; i < parts.length; i++) {
           const parent = parts.slice(0, i).join(".");
           const declared = Object.hasOwn(fields, parent) ? fields[parent] : undefined;

@@ -20,7 +20,7 @@ describe("describeIssues", () => {
     ["a key of the wrong type", { ...base, key: 3 }, ["key: must be a string or an array, got 3"]],
     ["a bad literal", { ...base, replication: 3 }, ["replication: must be 1 or 2, got 3"]],
     ["an unknown field", { ...base, colour: "red" }, ["(body): unknown field 'colour'"]],
-    ["a bad aggregate name", { ...base, aggregates: { "b c": { op: "count" } } }, [`aggregates: the name "b c" is not allowed: use letters, digits, '_', '-' or '.'`]],
+    ["a bad aggregate name", { ...base, aggregates: { "b c": { op: "count" } } }, [`aggregates: the name "b c" is not allowed: use letters, digits, '_', '-' or '.' (at most 64, not starting with '__')`]],
     ["a body that is not an object", "text", ['(body): must be an object, got "text"']],
     ["a filter in no allowed form", { ...base, filter: { field: "a", op: "zz", value: 1 } }, ['filter: matches none of the allowed forms; the closest: filter.op: must be one of "eq", "ne", "lt", "le", "gt", "ge", got "zz"']],
   ])("describes %s", (_what, input, expected) => {
