@@ -104,8 +104,12 @@ function unionExpectation(issue: Extract<Issue, { code: "invalid_union" }>, got:
 export function describeIssues(issues: readonly Issue[], input: unknown, prefix: readonly PropertyKey[] = []): string[] {
   return issues.map((issue) => {
     const where = [...prefix, ...(issue.code === "invalid_key" ? issue.path.slice(0, -1) : issue.path)];
-    const got = valueAt(input, issue.path);
-    const text = issue.code === "custom" || (!ZOD_DEFAULT.test(issue.message) && issue.code !== "invalid_key") ? issue.message : expectation(issue, got);
-    return `${where.length > 0 ? where.map(String).join(".") : "(body)"}: ${text}`;
+    return `${where.length > 0 ? where.map(String).join(".") : "(body)"}: ${issueText(issue, input)}`;
   });
+}
+
+/** What one issue expected, without the path: `must be an integer, got 1.5`. `input` is the value validated. */
+export function issueText(issue: Issue, input: unknown): string {
+  if (issue.code === "custom" || (!ZOD_DEFAULT.test(issue.message) && issue.code !== "invalid_key")) return issue.message;
+  return expectation(issue, valueAt(input, issue.path));
 }
