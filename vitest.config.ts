@@ -19,6 +19,8 @@ const FUZZ_SEED = (process as unknown as { env: Record<string, string | undefine
 
 export default defineConfig({
   test: {
+    // Drops log lines every run prints by design (injected-fault rejections and the like), so failures stand out.
+    globalSetup: ["./test/helpers/quiet-expected-noise.ts"],
     projects: [
       {
         test: {

@@ -58,8 +58,12 @@ function streamWebSocket(c: Context<AppEnv>, start: () => FeedStart): Response {
   const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
   server.accept();
   let gone = false;
-  server.addEventListener("close", () => (gone = true));
-  server.addEventListener("error", () => (gone = true));
+  server.addEventListener("close", () => {
+    gone = true;
+  });
+  server.addEventListener("error", () => {
+    gone = true;
+  });
   const send = (message: SubscriptionMessage) => {
     if (gone) return;
     try {
