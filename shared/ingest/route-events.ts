@@ -46,12 +46,7 @@ export function routeEvents(
   receivedAtMs: number,
   maxKeyLength: number,
 ): Map<number, FluxRecord[]> {
-  const fields = recordFieldsOf(spec).map(({ name, type }) => ({ name, type, read: fieldReader(name) }));
-  const projection = spec.project ? Object.entries(spec.project).map(([name, path]) => ({ name, read: fieldReader(path) })) : null;
-  const filter = spec.filter ? compileFilter(spec.filter) : null;
-  const readTime = spec.timeField === undefined ? null : fieldReader(spec.timeField);
-  const keyFields = typeof spec.key === "string" ? [spec.key] : spec.key;
-  const keyReaders = keyFields.map((field) => ({ field, read: fieldReader(field) }));
+  const { fields, projection, filter, readTime, keyReaders } = readersOf(spec);
   const problems: EventProblem[] = [];
   let problemCount = 0;
   const report = (index: number, field: string, problem: string) => {
@@ -72,33 +67,53 @@ export function routeEvents(
     if (timeMs === null) report(index, spec.timeField ?? "", "must be epoch milliseconds or an ISO-8601 date-time");
     else if (timeMs < 0 || timeMs > receivedAtMs + MAX_FUTURE_MS) report(index, spec.timeField ?? "", "must be after 1970 and at most 24 h in the future");
     const record: FluxRecord = [typeof key === "string" ? key : "", timeMs ?? 0];
-    for (const { name, type, read } of fields) {
-      const value = read(obj);
-      if (type === "string") {
-        if (typeof value === "string" && value.length <= maxKeyLength) record.push(value);
-        else if (typeof value === "number" && Number.isFinite(value)) record.push(String(value));
-        else report(index, name, `must be a string of at most ${maxKeyLength} characters or a finite number`);
-      } else if (typeof value !== "number" || !Number.isFinite(value)) report(index, name, "must be a finite number");
-      else if (Math.abs(value) > MAX_FIELD_MAGNITUDE) report(index, name, "must be between -1e15 and 1e15");
-      else record.push(value);
-    }
+    pushFields(record, obj, fields, maxKeyLength, (field, problem) => report(index, field, problem));
     if (problemCount > 0 || typeof key !== "string") return;
     const partition = partitionFor(key, spec.partitions);
     let batch = byPartition.get(partition);
     if (!batch) byPartition.set(partition, (batch = []));
     batch.push(record);
   });
-  if (problemCount > 0) {
-    throw new FluxError("INVALID_EVENT", `${problemCount} problem(s) in the batch; nothing was applied`, {
-      problems,
-      problemCount,
-    });
-  }
+  if (problemCount > 0) throw new FluxError("INVALID_EVENT", `${problemCount} problem(s) in the batch; nothing was applied`, { problems, problemCount });
   return byPartition;
 }
 
+type Reader = (event: unknown) => unknown;
+
+/** Everything routing reads from an event, each field path split once per batch. */
+function readersOf(spec: DataflowSpec) {
+  const keyFields = typeof spec.key === "string" ? [spec.key] : spec.key;
+  return {
+    fields: recordFieldsOf(spec).map(({ name, type }) => ({ name, type, read: fieldReader(name) })),
+    projection: spec.project ? Object.entries(spec.project).map(([name, path]) => ({ name, read: fieldReader(path) })) : null,
+    filter: spec.filter ? compileFilter(spec.filter) : null,
+    readTime: spec.timeField === undefined ? null : fieldReader(spec.timeField),
+    keyReaders: keyFields.map((field) => ({ field, read: fieldReader(field) })),
+  };
+}
+
+/** Appends the operator's fields to `record`: strings (or numbers as text), or finite numbers within ±{@link MAX_FIELD_MAGNITUDE}. */
+function pushFields(
+  record: FluxRecord,
+  obj: Readonly<Record<string, unknown>>,
+  fields: readonly { name: string; type: "number" | "string"; read: Reader }[],
+  maxKeyLength: number,
+  report: (field: string, problem: string) => void,
+): void {
+  for (const { name, type, read } of fields) {
+    const value = read(obj);
+    if (type === "string") {
+      if (typeof value === "string" && value.length <= maxKeyLength) record.push(value);
+      else if (typeof value === "number" && Number.isFinite(value)) record.push(String(value));
+      else report(name, `must be a string of at most ${maxKeyLength} characters or a finite number`);
+    } else if (typeof value !== "number" || !Number.isFinite(value)) report(name, "must be a finite number");
+    else if (Math.abs(value) > MAX_FIELD_MAGNITUDE) report(name, "must be between -1e15 and 1e15");
+    else record.push(value);
+  }
+}
+
 /** The event as the projection sees it: each output field (a plain name) from its path (absent paths stay absent). */
-function project(event: Readonly<Record<string, unknown>>, projection: readonly { name: string; read: (event: unknown) => unknown }[]): Record<string, unknown> {
+function project(event: Readonly<Record<string, unknown>>, projection: readonly { name: string; read: Reader }[]): Record<string, unknown> {
   // No prototype: nothing inherited can be read back as an output field.
   const out = Object.create(null) as Record<string, unknown>;
   for (const { name, read } of projection) {
@@ -111,7 +126,7 @@ function project(event: Readonly<Record<string, unknown>>, projection: readonly 
 /** The record key: one field's value, or (`composite`) the JSON array of several fields' values (all as strings). */
 function compositeKeyOf(
   event: Readonly<Record<string, unknown>>,
-  fields: readonly { field: string; read: (event: unknown) => unknown }[],
+  fields: readonly { field: string; read: Reader }[],
   composite: boolean,
   maxKeyLength: number,
   report: (field: string, problem: string) => void,
