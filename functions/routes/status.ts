@@ -28,7 +28,9 @@ export const statusRoutes = new Hono<AppEnv>().get("/", zValidator("query", Stat
       const status = await withDeadline(async () => stub.status(), timeoutMs, `replica ${name}`);
       return status ?? { error: "no state (never initialised, or storage lost)" };
     } catch (err) {
-      return { error: `unreachable: ${err instanceof Error ? err.message : String(err)}` };
+      // In the product's words: what it means and what happens next (the runtime's text follows).
+      const reason = err instanceof Error ? err.message : String(err);
+      return { error: `unreachable: did not answer within ${timeoutMs} ms or failed (crashed, hung or restarting; the monitor fails it over if it stays down): ${reason}` };
     }
   };
   const dataflows = await Promise.all(
