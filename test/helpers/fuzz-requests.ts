@@ -36,8 +36,11 @@ const replicaSegment = fc.oneof(
   segment,
 );
 
-/** Every route with the methods it has, and paths that have none. */
+/** Every route with the methods it has, and paths that have none; routes that read a body come twice (they parse the most). */
 const pathTemplates = (s: string, r: string): [string, string[], BodyKind][] => [
+  [`/v1/dataflows/${s}`, ["PUT"], "spec"],
+  [`/v1/streams/${s}`, ["PUT"], "schema"],
+  [`/v1/streams/${s}/events`, ["POST"], "events"],
   [`/v1/dataflows/${s}`, ["PUT", "GET", "DELETE"], "spec"],
   ["/v1/dataflows", ["GET"], "any"],
   [`/v1/streams/${s}`, ["PUT", "GET"], "schema"],
@@ -107,15 +110,19 @@ const event = fc.oneof(
   { weight: 1, arbitrary: junk },
 );
 
-/** Nested `not` filters, `levels` deep, as text (too deep to build as objects cheaply). */
-const deepFilterSpec = (levels: number) => JSON.stringify({ ...goodSpec, filter: "@" }).replace('"@"', `${'{"not":'.repeat(levels)}{"field":"a","op":"eq","value":1}${"}".repeat(levels)}`);
+/** A spec whose filter nests `levels` of `not` (or of one-element `and`/`or`), as text (too deep to build as objects cheaply). */
+const deepFilterSpec = (levels: number, op: "not" | "and" | "or" = "not") => {
+  const open = op === "not" ? '{"not":' : `{"${op}":[`;
+  const close = op === "not" ? "}" : "]}";
+  return JSON.stringify({ ...goodSpec, filter: "@" }).replace('"@"', `${open.repeat(levels)}{"field":"a","op":"eq","value":1}${close.repeat(levels)}`);
+};
 
 /** Body text for each kind of route: specs (valid, mutated, deep, with `__proto__`), schemas, events (JSON or NDJSON), faults. */
 const BODIES = {
   spec: fc.oneof(
     fc.constant(JSON.stringify(goodSpec)),
     mutated(goodSpec).map((v) => JSON.stringify(v) ?? ""),
-    fc.integer({ min: 60, max: 2000 }).map(deepFilterSpec),
+    fc.tuple(fc.integer({ min: 30, max: 3000 }), fc.constantFrom<"not" | "and" | "or">("not", "and", "or")).map(([levels, op]) => deepFilterSpec(levels, op)),
     fc.constant(JSON.stringify(goodSpec).replace('"aggregates":{', '"aggregates":{"__proto__":{"op":"bogus"},')),
   ),
   schema: fc.oneof(fc.constant(JSON.stringify(goodSchema)), mutated(goodSchema).map((v) => JSON.stringify(v) ?? "")),

@@ -15,7 +15,7 @@ import { COORDINATOR_NAME } from "../../shared/names.ts";
 import { buildOpenApi } from "../../shared/openapi.ts";
 import { FIXED_EXAMPLES, FIXTURES, fuzzRequest, type FuzzRequest } from "../helpers/fuzz-requests.ts";
 
-/** Generated requests per run, beside the fixed examples: about 10 s here. */
+/** Generated requests per run, beside the fixed examples: 10–20 s here. */
 const RUNS = 1000;
 
 const seedText = (env as unknown as Record<string, string | undefined>).FLUX_FUZZ_SEED;
