@@ -35,8 +35,15 @@ export function readField(event: unknown, path: FieldPath): unknown {
 export function fieldReader(path: string): (event: unknown) => unknown {
   const names = splitFieldPath(path);
   const only = names[0];
-  if (names.length === 1 && only !== undefined) {
-    return (event) => (typeof event === "object" && event !== null && !Array.isArray(event) && Object.hasOwn(event, only) ? (event as Record<string, unknown>)[only] : undefined);
-  }
+  if (names.length === 1 && only !== undefined) return ownFieldReader(only);
   return (event) => readField(event, names);
+}
+
+/**
+ * Reads one own field by its whole name, dots included: for the output fields of a
+ * projection, which are names, not paths (new specs cannot put a `.` in them; older
+ * stored ones may have).
+ */
+export function ownFieldReader(name: string): (event: unknown) => unknown {
+  return (event) => (typeof event === "object" && event !== null && !Array.isArray(event) && Object.hasOwn(event, name) ? (event as Record<string, unknown>)[name] : undefined);
 }

@@ -10,7 +10,7 @@ import { partitionFor } from "../partitioner.ts";
 import { recordFieldsOf } from "../operators/compile.ts";
 import type { DataflowSpec } from "../wire/dataflow-spec.ts";
 import { compileFilter } from "../wire/filter.ts";
-import { fieldReader } from "../field-path.ts";
+import { fieldReader, ownFieldReader } from "../field-path.ts";
 import type { FluxRecord } from "../wire/window-result.ts";
 
 /** At most this many problems are listed in an error's details. */
@@ -80,15 +80,19 @@ export function routeEvents(
 
 type Reader = (event: unknown) => unknown;
 
-/** Everything routing reads from an event, each field path split once per batch. */
+/**
+ * Everything routing reads from an event, each field path split once per batch. With a
+ * projection, key, time and operator fields name its output fields, read whole.
+ */
 function readersOf(spec: DataflowSpec) {
   const keyFields = typeof spec.key === "string" ? [spec.key] : spec.key;
+  const reader = spec.project ? ownFieldReader : fieldReader;
   return {
-    fields: recordFieldsOf(spec).map(({ name, type }) => ({ name, type, read: fieldReader(name) })),
+    fields: recordFieldsOf(spec).map(({ name, type }) => ({ name, type, read: reader(name) })),
     projection: spec.project ? Object.entries(spec.project).map(([name, path]) => ({ name, read: fieldReader(path) })) : null,
     filter: spec.filter ? compileFilter(spec.filter) : null,
-    readTime: spec.timeField === undefined ? null : fieldReader(spec.timeField),
-    keyReaders: keyFields.map((field) => ({ field, read: fieldReader(field) })),
+    readTime: spec.timeField === undefined ? null : reader(spec.timeField),
+    keyReaders: keyFields.map((field) => ({ field, read: reader(field) })),
   };
 }
 

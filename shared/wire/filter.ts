@@ -16,24 +16,30 @@ export type FilterExpr =
   | { or: FilterExpr[] }
   | { not: FilterExpr };
 
-/** Filters read fields by path (`shared/field-path.ts`), like every other part of a spec. */
-const FieldSchema = FieldPathSchema;
-
 /** The most nodes one filter may have. */
 const MAX_NODES = 100;
 
-const ExprSchema: z.ZodType<FilterExpr> = z.lazy(() =>
-  z.union([
-    z.strictObject({ field: FieldSchema, op: z.enum(["eq", "ne", "lt", "le", "gt", "ge"]), value: ScalarSchema }),
-    z.strictObject({ field: FieldSchema, op: z.literal("in"), values: z.array(ScalarSchema).min(1).max(1_000) }),
-    z.strictObject({ and: z.array(ExprSchema).min(1).max(MAX_NODES) }),
-    z.strictObject({ or: z.array(ExprSchema).min(1).max(MAX_NODES) }),
-    z.strictObject({ not: ExprSchema }),
-  ]),
-).meta({ id: "FilterExpression" });
+/** A filter whose leaves name fields with `field`, with at most {@link MAX_NODES} nodes; `id` names it in the OpenAPI document. */
+function filterSchema(field: z.ZodType<string>, id: string) {
+  const expr: z.ZodType<FilterExpr> = z
+    .lazy(() =>
+      z.union([
+        z.strictObject({ field, op: z.enum(["eq", "ne", "lt", "le", "gt", "ge"]), value: ScalarSchema }),
+        z.strictObject({ field, op: z.literal("in"), values: z.array(ScalarSchema).min(1).max(1_000) }),
+        z.strictObject({ and: z.array(expr).min(1).max(MAX_NODES) }),
+        z.strictObject({ or: z.array(expr).min(1).max(MAX_NODES) }),
+        z.strictObject({ not: expr }),
+      ]),
+    )
+    .meta({ id });
+  return expr.refine((e) => countNodes(e) <= MAX_NODES, `a filter has at most ${MAX_NODES} nodes`);
+}
 
-/** A filter, with at most {@link MAX_NODES} nodes. */
-export const FilterSchema = ExprSchema.refine((expr) => countNodes(expr) <= MAX_NODES, `a filter has at most ${MAX_NODES} nodes`);
+/** A filter of a new spec: fields by path (`shared/field-path.ts`), like every other part of a spec. */
+export const FilterSchema = filterSchema(FieldPathSchema, "FilterExpression");
+
+/** A filter as stored: any field name accepted before paths were checked (issue 11) still loads. */
+export const StoredFilterSchema = filterSchema(z.string().min(1).max(256), "StoredFilterExpression");
 
 function countNodes(expr: FilterExpr): number {
   if ("and" in expr) return 1 + expr.and.reduce((n, e) => n + countNodes(e), 0);

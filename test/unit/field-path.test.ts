@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { FieldPathSchema, fieldReader, readField, splitFieldPath } from "../../shared/field-path.ts";
 import { routeEvents } from "../../shared/ingest/route-events.ts";
 import { compileFilter } from "../../shared/wire/filter.ts";
-import { DataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
+import { DataflowSpecSchema, StoredDataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
 import { eventSchemaOf, specProblems, StreamSchemaSchema } from "../../shared/wire/stream-schema.ts";
 import type { FluxRecord } from "../../shared/wire/window-result.ts";
 
@@ -81,5 +81,24 @@ describe("a dotted field path", () => {
     const spec = DataflowSpecSchema.parse({ stream: "flows", key: "flow.src", timeField: "flow.ts", window: windowed.window, aggregates: { b: { op: "sum", field: "flow.bytes" } }, filter: { field: "flow.bytes", op: "gt", value: 1 } });
     expect(specProblems(schema, spec)).toEqual([]);
     expect(records(spec, [flowEvent])).toEqual([["10.0.0.1", 4000, 500]]);
+  });
+});
+
+describe("path rules and stored specs", () => {
+  it("refuses malformed paths in new specs, operator parameters included", () => {
+    const operator = { name: "heavy-hitters", params: { bytesField: "flow..bytes", minBytes: 1 } };
+    const refused = DataflowSpecSchema.safeParse({ stream: "s", key: "src", operator });
+    expect(refused.error?.issues.map((i) => i.path.join("."))).toEqual(["operator.params"]);
+    expect(DataflowSpecSchema.safeParse({ stream: "s", key: "a..b", ...windowed }).success).toBe(false);
+    expect(DataflowSpecSchema.safeParse({ stream: "s", key: "k", filter: { field: ".a", op: "eq", value: 1 }, ...windowed }).success).toBe(false);
+  });
+
+  it("still loads a stored spec with names accepted before paths were checked", () => {
+    const legacy = { stream: "s", key: "a..b", project: { "a..b": "x", "k.v": "y" }, filter: { field: "x.", op: "eq", value: 1 }, ...windowed };
+    expect(StoredDataflowSpecSchema.safeParse(legacy).success).toBe(true);
+    expect(DataflowSpecSchema.safeParse(legacy).success).toBe(false);
+    // Projected output fields are names, read whole: such a stored dataflow routes as before.
+    const stored = StoredDataflowSpecSchema.parse({ stream: "s", key: "k.v", project: { "k.v": "flow.src" }, partitions: 1, ...windowed });
+    expect([...routeEvents(stored, [flowEvent], 10_000, 256).values()].flat()).toEqual([["10.0.0.1", 10_000]]);
   });
 });
