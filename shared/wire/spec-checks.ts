@@ -5,6 +5,7 @@
  */
 import type { z } from "zod";
 import { FieldPathSchema } from "../field-path.ts";
+import { issueText } from "../http/describe-issues.ts";
 import { findOperator, operatorNames } from "../operators/registry.ts";
 import { defaultCapacity } from "../operators/window-aggregate.ts";
 import type { DataflowSpec } from "./dataflow-spec.ts";
@@ -36,7 +37,9 @@ export function checkSpec(spec: DataflowSpec, ctx: z.RefinementCtx): void {
     } else {
       const parsed = found.params.safeParse(spec.operator.params);
       if (!parsed.success) {
-        for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", path: ["operator", "params", ...issue.path.map(String)], message: issue.message });
+        for (const issue of parsed.error.issues) {
+          ctx.addIssue({ code: "custom", path: ["operator", "params", ...issue.path.map(String)], message: issueText(issue, spec.operator.params) });
+        }
       }
     }
   } else {

@@ -22,6 +22,7 @@ describe("describeIssues", () => {
     ["an unknown field", { ...base, colour: "red" }, ["(body): unknown field 'colour'"]],
     ["a bad aggregate name", { ...base, aggregates: { "b c": { op: "count" } } }, [`aggregates: the name "b c" is not allowed: use letters, digits, '_', '-' or '.' (at most 64, not starting with '__')`]],
     ["a body that is not an object", "text", ['(body): must be an object, got "text"']],
+    ["a bad operator parameter", { stream: "s", key: "k", operator: { name: "heavy-hitters", params: { windowMs: 1.5, minBytes: 1 } } }, ["operator.params.windowMs: must be an integer, got 1.5"]],
     ["a filter in no allowed form", { ...base, filter: { field: "a", op: "zz", value: 1 } }, ['filter: matches none of the allowed forms; the closest: filter.op: must be one of "eq", "ne", "lt", "le", "gt", "ge", got "zz"']],
   ])("describes %s", (_what, input, expected) => {
     expect(messagesFor(input)).toEqual(expected);
