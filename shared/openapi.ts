@@ -28,14 +28,18 @@ import { CursorTextSchema, SubscribeQuerySchema, SubscriptionEventSchema, Subscr
 
 import { errors, schemaHelpers, WITH_BODY, type JsonSchema } from "./openapi-helpers.ts";
 
-/** Builds the document. */
-export function buildOpenApi(): Record<string, unknown> {
-  const definitions: Record<string, JsonSchema> = {};
-  const { schemaOf, json, ok, parametersOf } = schemaHelpers(definitions);
-  const path = (param: string, schema: z.ZodType, description: string) => ({ ...parametersOf(z.object({ [param]: schema }), "path")[0], description });
-  const dataflowId = path("id", NameSchema, "dataflow id");
-  const streamName = path("stream", NameSchema, "stream name");
-  const paths = {
+/** The schema helpers plus the path parameters several routes share. */
+function helpers(definitions: Record<string, JsonSchema>) {
+  const base = schemaHelpers(definitions);
+  const path = (param: string, schema: z.ZodType, description: string) => ({ ...base.parametersOf(z.object({ [param]: schema }), "path")[0], description });
+  return { ...base, path, dataflowId: path("id", NameSchema, "dataflow id"), streamName: path("stream", NameSchema, "stream name") };
+}
+type Helpers = ReturnType<typeof helpers>;
+
+/** Dataflows. */
+function dataflowPaths(h: Helpers) {
+  const { json, ok, dataflowId } = h;
+  return {
     "/v1/dataflows": { get: { summary: "List dataflows", responses: { "200": ok("the dataflows", DataflowListResponseSchema), ...errors([]) } } },
     "/v1/dataflows/{id}": {
       parameters: [dataflowId],
@@ -58,6 +62,13 @@ export function buildOpenApi(): Record<string, unknown> {
         },
       },
     },
+  };
+}
+
+/** Streams and operators. */
+function streamPaths(h: Helpers) {
+  const { json, ok, streamName } = h;
+  return {
     "/v1/streams": { get: { summary: "List streams with a declared schema", responses: { "200": ok("the streams", StreamListResponseSchema), ...errors([]) } } },
     "/v1/streams/{stream}": {
       parameters: [streamName],
@@ -73,6 +84,13 @@ export function buildOpenApi(): Record<string, unknown> {
       get: { summary: "Show a stream's schema", responses: { "200": ok("the stream", StreamResponseSchema), ...errors(["400", "404"], { "404": "no declared schema" }) } },
     },
     "/v1/operators": { get: { summary: "Registered custom operators and their parameters", responses: { "200": ok("the operators", OperatorListResponseSchema), ...errors([]) } } },
+  };
+}
+
+/** Ingest and results. */
+function ingestPaths(h: Helpers) {
+  const { ok, parametersOf, dataflowId, streamName } = h;
+  return {
     "/v1/streams/{stream}/events": {
       post: {
         summary: "Post a batch of events (JSON array or NDJSON); idempotent per Flux-Producer-Id and Flux-Seq",
@@ -98,6 +116,13 @@ export function buildOpenApi(): Record<string, unknown> {
         responses: { "200": ok("a page of results", ResultsResponseSchema), ...errors(["400", "404"], { "404": "no such dataflow" }) },
       },
     },
+  };
+}
+
+/** The live feed. */
+function subscribePaths(h: Helpers) {
+  const { schemaOf, parametersOf, dataflowId } = h;
+  return {
     "/v1/dataflows/{id}/subscribe": {
       get: {
         summary: "Closed windows as Server-Sent Events from a cursor (query `cursor` or header Last-Event-ID); each event's id is the cursor after it. With `Upgrade: websocket`, the same as WebSocket text messages `{type: \"window\", cursor, ...event}`, then `{type: \"end\", cursor}`",
@@ -112,6 +137,13 @@ export function buildOpenApi(): Record<string, unknown> {
         },
       },
     },
+  };
+}
+
+/** Status, fault injection and this document. */
+function operationsPaths(h: Helpers) {
+  const { json, ok, parametersOf, path } = h;
+  return {
     "/v1/status": {
       get: {
         summary: "Partitions, replicas, epochs, LSNs and recent fail-overs",
@@ -129,7 +161,14 @@ export function buildOpenApi(): Record<string, unknown> {
     },
     "/v1/openapi.json": { get: { summary: "This document", security: [], responses: { "200": { description: "OpenAPI 3.1" }, "500": errors([])["500"] } } },
   };
-  const errorSchema = schemaOf(ErrorEnvelopeSchema, "output");
+}
+
+/** Builds the document. */
+export function buildOpenApi(): Record<string, unknown> {
+  const definitions: Record<string, JsonSchema> = {};
+  const h = helpers(definitions);
+  const paths = { ...dataflowPaths(h), ...streamPaths(h), ...ingestPaths(h), ...subscribePaths(h), ...operationsPaths(h) };
+  const errorSchema = h.schemaOf(ErrorEnvelopeSchema, "output");
   return {
     openapi: "3.1.0",
     info: { title: "Flux on Workers", version: "1", description: "Fault-tolerant, exactly-once windowed aggregation over event streams." },
