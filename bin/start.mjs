@@ -127,6 +127,7 @@ if (putUsers.status !== 200 && putUsers.status !== 201) console.error("demo data
 const portFlag = port === 8787 ? "" : ` --port ${port}`;
 console.log(`
 Flux is running on ${base} (workerd, state in .wrangler/state)
+  dashboard: ${base}/dashboard   (paste the admin token ${adminToken} from .dev.vars into the page)
   token:   ${token}   (from .dev.vars; the admin token is ${adminToken})
   status:  curl -H 'authorization: Bearer ${token}' '${base}/v1/status?view=summary'    (full JSON: drop ?view=summary, add ?pretty=true)
   results: curl -H 'authorization: Bearer ${token}' '${base}/v1/dataflows/clicks-per-page/results?key=home'

@@ -49,7 +49,8 @@ const error = (description: string) => ({ description, content: { "application/j
 /** Every status a route may answer with the error envelope, and what it means there. */
 const ERRORS = {
   "400": "invalid request (INVALID_REQUEST, INVALID_JSON, INVALID_EVENT)",
-  "401": "missing or wrong bearer token",
+  "401": "missing, wrong, expired or tampered token",
+  "403": "the token does not allow this request (its scope or resources)",
   "404": "not found",
   "409": "conflict",
   "413": "request body over FLUX_MAX_BODY_BYTES (or, for events, too many events)",
@@ -59,9 +60,9 @@ const ERRORS = {
 } as const;
 type ErrorStatus = keyof typeof ERRORS;
 
-/** Error responses: the ones every authenticated route can give (401, 500, 503), plus `more`, with optional descriptions. */
+/** Error responses: the ones every authenticated route can give (401, 403, 500, 503), plus `more`, with optional descriptions. */
 export function errors(more: readonly ErrorStatus[], descriptions: Partial<Record<ErrorStatus, string>> = {}) {
-  const statuses = new Set<ErrorStatus>(["401", "500", "503", ...more]);
+  const statuses = new Set<ErrorStatus>(["401", "403", "500", "503", ...more]);
   return Object.fromEntries([...statuses].sort().map((status) => [status, error(descriptions[status] ?? ERRORS[status])]));
 }
 

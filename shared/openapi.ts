@@ -25,6 +25,7 @@ import { DataflowSpecSchema, NameSchema } from "./wire/dataflow-spec.ts";
 import { IngestResponseSchema, ProducerHeadersSchema } from "./wire/ingest.ts";
 import { ResultsQuerySchema } from "./wire/results-query.ts";
 import { CursorTextSchema, SubscribeQuerySchema, SubscriptionEventSchema, SubscriptionMessageSchema } from "./wire/subscription.ts";
+import { MintTokenRequestSchema, MintTokenResponseSchema } from "./wire/tokens.ts";
 
 import { errors, schemaHelpers, WITH_BODY, type JsonSchema } from "./openapi-helpers.ts";
 
@@ -159,6 +160,13 @@ function operationsPaths(h: Helpers) {
         responses: { "200": ok("injected", FaultResponseSchema), ...errors(["400", "404", ...WITH_BODY], { "404": "faults disabled, or no such replica" }) },
       },
     },
+    "/v1/admin/tokens": {
+      post: {
+        summary: "Mint a signed token limited to ingest into named streams, reading named dataflows, or admin, for ttlSeconds (FLUX_ADMIN_TOKEN only)",
+        requestBody: { required: true, content: json(MintTokenRequestSchema, "input") },
+        responses: { "200": ok("the token and its expiry (epoch ms)", MintTokenResponseSchema), ...errors(["400", ...WITH_BODY], { "503": "FLUX_TOKEN_SECRETS is not configured, or unavailable" }) },
+      },
+    },
     "/v1/openapi.json": { get: { summary: "This document", security: [], responses: { "200": { description: "OpenAPI 3.1" }, "500": errors([])["500"] } } },
   };
 }
@@ -174,7 +182,13 @@ export function buildOpenApi(): Record<string, unknown> {
     info: { title: "Flux on Workers", version: "1", description: "Fault-tolerant, exactly-once windowed aggregation over event streams." },
     security: [{ bearer: [] }],
     components: {
-      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "FLUX_API_TOKEN (FLUX_ADMIN_TOKEN for /v1/admin)" } },
+      securitySchemes: {
+        bearer: {
+          type: "http",
+          scheme: "bearer",
+          description: "FLUX_API_TOKEN (every route outside /v1/admin), FLUX_ADMIN_TOKEN (every route), or a signed token from POST /v1/admin/tokens (its scope)",
+        },
+      },
       schemas: { Error: errorSchema, ...definitions },
     },
     paths,

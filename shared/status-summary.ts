@@ -18,7 +18,8 @@ function replicaLine(replica: ReplicaView): string {
 
 /**
  * One line per partition, e.g. `p0 healthy epoch 3: primary df/p0/g1 lsn 12 (applied 12);
- * standby df/p0/g2 lsn 12 (applied 12)`, and `at kind p<partition>: detail` per event.
+ * standby df/p0/g2 lsn 12 (applied 12)`, `at kind p<partition>: detail` per event, and
+ * `at stream code ×count` per row of refused ingest requests.
  */
 export function summarizeStatus(status: StatusResponse): StatusSummaryResponse {
   return {
@@ -31,5 +32,7 @@ export function summarizeStatus(status: StatusResponse): StatusSummaryResponse {
       }),
       events: dataflow.events.slice(-SUMMARY_EVENTS).map((e) => `${e.at ?? "?"} ${e.kind} p${e.partition}: ${e.detail}`),
     })),
+    faultsEnabled: status.faultsEnabled,
+    refusals: status.refusals?.map((r) => `${r.at} ${r.stream} ${r.code} ×${r.count}`) ?? null,
   };
 }

@@ -12,6 +12,7 @@ import { FluxError } from "../../shared/errors.ts";
 import { NameSchema } from "../../shared/wire/dataflow-spec.ts";
 import { CursorTextSchema, parseCursor, SubscribeQuerySchema, type SubscriptionMessage } from "../../shared/wire/subscription.ts";
 import type { AppEnv } from "../app-env.ts";
+import { SUBPROTOCOL } from "../auth.ts";
 import { readableDataflow } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
 import { runResultFeed, type FeedStart } from "../result-feed.ts";
@@ -88,5 +89,8 @@ function streamWebSocket(c: Context<AppEnv>, start: () => FeedStart): Response {
   );
   // The feed outlives the 101 response.
   c.executionCtx.waitUntil(feed);
-  return new Response(null, { status: 101, webSocket: client });
+  // A browser offering subprotocols (flux.v1 beside its flux-token.<token>) fails the handshake unless one is selected.
+  const offered = (c.req.header("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim());
+  const headers: Record<string, string> = offered.includes(SUBPROTOCOL) ? { "sec-websocket-protocol": SUBPROTOCOL } : {};
+  return new Response(null, { status: 101, webSocket: client, headers });
 }

@@ -18,6 +18,14 @@ export const SubscribeQuerySchema = z.strictObject({
     .regex(/^(\d{1,5}|[012]\d{5}|300000)$/, "milliseconds, at most 300000")
     .transform(Number)
     .optional(),
+  /** A signed read token for browsers' EventSource (checked by functions/auth.ts, which never logs it). */
+  access_token: z
+    .string()
+    .meta({
+      description:
+        "a signed read token for this dataflow, for clients that cannot set Authorization (EventSource); a WebSocket may instead offer the subprotocols `flux.v1` and `flux-token.<token>`, and the server selects `flux.v1`. Long-lived tokens are refused here",
+    })
+    .optional(),
 });
 
 /**

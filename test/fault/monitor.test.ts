@@ -78,17 +78,17 @@ describe("a monitor evicted mid-takeover", () => {
 });
 
 describe("the fault endpoint", () => {
-  it("refuses a missing or wrong admin token, and the API token", async () => {
+  it("refuses a wrong admin token (401) and the API token (403)", async () => {
     const { id } = await createDataflow(faultSpec);
     const name = (await routing(id))[0]?.primary ?? "";
-    for (const [token, message] of [
-      ["wrong", /wrong bearer token: send the FLUX_ADMIN_TOKEN value/],
-      ["test-token", /this is the API token; admin routes need the admin token \(FLUX_ADMIN_TOKEN/],
+    for (const [token, status, code, message] of [
+      ["wrong", 401, "UNAUTHORIZED", /wrong bearer token/],
+      ["test-token", 403, "FORBIDDEN", /the API token cannot use \/v1\/admin; use FLUX_ADMIN_TOKEN/],
     ] as const) {
       const res = await fault(name, "crash", token);
-      expect(res.status).toBe(401);
+      expect(res.status).toBe(status);
       const { error } = (await res.json()) as { error: { code: string; message: string } };
-      expect(error.code).toBe("UNAUTHORIZED");
+      expect(error.code).toBe(code);
       expect(error.message).toMatch(message);
     }
     expect(await env.PARTITION_REPLICA.getByName(name).status()).toMatchObject({ role: "primary" });

@@ -52,6 +52,7 @@ const pathTemplates = (s: string, r: string): [string, string[], BodyKind][] => 
   ["/v1/operators", ["GET"], "any"],
   ["/v1/openapi.json", ["GET"], "any"],
   [`/v1/admin/replicas/${r}/fault`, ["POST"], "fault"],
+  ["/v1/admin/tokens", ["POST"], "token"],
   [`/v1/${s}`, [], "any"],
   ["/", ["GET"], "any"],
 ];
@@ -76,6 +77,7 @@ const goodSpec = {
   filter: { field: "flow.bytes", op: "gt", value: 0 },
   partitions: 1,
 };
+const goodMint = { scope: "read", dataflows: [FIXTURES.dataflow], ttlSeconds: 60 };
 const goodSchema = { fields: { page: { type: "string" }, ts: { type: "time" }, "flow.bytes": { type: "integer" } } };
 
 /** A value that fits nowhere in particular: scalars, arrays, objects, nested a little. */
@@ -131,6 +133,7 @@ const BODIES = {
     fc.array(event, { maxLength: 5 }).map((events) => events.map((e) => JSON.stringify(e)).join("\n")),
   ),
   fault: fc.constantFrom('{"kind":"crash"}', '{"kind":"heal"}', '{"kind":"explode"}', '{"kind":"crash","x":1}'),
+  token: fc.oneof(fc.constant(JSON.stringify(goodMint)), mutated(goodMint).map((v) => JSON.stringify(v) ?? "")),
   any: fc.oneof(fc.constantFrom("{}", "[]", "null", "", "{", '{"a":1}{"a":2}'), junk.map((v) => JSON.stringify(v)), fc.string({ maxLength: 40 })),
 };
 type BodyKind = keyof typeof BODIES;
