@@ -199,7 +199,7 @@ export const FIXED_EXAMPLES: FuzzRequest[] = [
   { method: "PUT", path: "/v1/streams/fz-proto", headers: json, body: encoder.encode('{"fields":{"a":{"type":"string"},"__proto__":{"type":"x"}}}'), expectStatus: 400 },
   { method: "PUT", path: "/v1/dataflows/fz-text", headers: { ...json, "content-type": "text/plain" }, body: encoder.encode(JSON.stringify(goodSpec)), expectStatus: 415 },
   { method: "PUT", path: "/v1/dataflows/__proto__", headers: json, body: encoder.encode(JSON.stringify(goodSpec)), expectStatus: 400 },
-  { method: "POST", path: `/v1/admin/replicas/${encodeURIComponent(`${FIXTURES.dataflow}/p0/g0`)}/fault`, headers: json, body: encoder.encode('{"kind":"crash"}'), expectStatus: 401 },
+  { method: "POST", path: `/v1/admin/replicas/${encodeURIComponent(`${FIXTURES.dataflow}/p0/g0`)}/fault`, headers: json, body: encoder.encode('{"kind":"crash"}'), expectStatus: 403 },
   // Every event filtered out: 200 and no partition touched (defect 2 is checked on its body in strict-input.test.ts).
   { method: "POST", path: `/v1/streams/${FIXTURES.stream}/events`, headers: { ...json, "flux-producer-id": "fz-fixed", "flux-seq": "1" }, body: encoder.encode('[{"page":"a","ts":1,"flow":{"bytes":0}}]'), expectStatus: 200 },
   // A fraction where the declared stream wants an integer: refused whole, nothing applied.
