@@ -1,25 +1,26 @@
 /**
  * The coordinator: the single object holding dataflow specs and routing tables, and the
- * alarm-driven monitor (DESIGN.md §4). Every heartbeat it probes all replicas and acts:
- * takeover, degrade, recovery, reconciliation, all decided in `shared/monitor`. The
- * alarm re-arms first, so a tick that throws is simply retried by the next one.
+ * alarm-driven monitor (DESIGN.md §4). Its alarm probes the replicas of every dataflow
+ * that is due (`probe-schedule.ts`: every heartbeat while active, rarely while idle, at
+ * once on a router's report) and acts: takeover, degrade, recovery, reconciliation, all
+ * decided in `shared/monitor`. It writes only what changed (`monitor-records.ts`).
  */
 import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
 import { parseFluxConfig, type FluxConfig } from "../shared/config.ts";
 import { desiredConfigs } from "../shared/monitor/desired-config.ts";
-import { runMonitorTick } from "../shared/monitor/run-monitor-tick.ts";
+import { MonitorSchedule } from "../shared/monitor/probe-schedule.ts";
+import { runDueTicks, type DueTickHost } from "../shared/monitor/run-due-ticks.ts";
 import { isSameSpec, planDataflow } from "../shared/plan-dataflow.ts";
 import type { DataflowSpec } from "../shared/wire/dataflow-spec.ts";
 import type { StreamRouting } from "../shared/router/routing-cache.ts";
-import { DataflowRecordSchema, HealthMapSchema, type DataflowRecord, type HealthMap } from "../shared/wire/routing.ts";
+import type { DataflowRecord, HealthMap } from "../shared/wire/routing.ts";
 import { specProblems, type SchemaProblem, type StreamRecord, type StreamSchema } from "../shared/wire/stream-schema.ts";
 import { declareStream, listStreams, readStream, type PutStreamResult } from "./stream-store.ts";
 import { destroyReplicas, highestEpoch } from "./dataflow-deletion.ts";
+import { MonitorRecords } from "./monitor-records.ts";
 import { monitorPort } from "./replica-client.ts";
 
-const DATAFLOW = "dataflow:";
-const HEALTH = "health:";
 const TOMBSTONE = "tombstone:";
 
 /** Outcome of creating a dataflow. */
@@ -30,6 +31,10 @@ type PutDataflowResult =
 
 export class Coordinator extends DurableObject<Env> {
   readonly #config: FluxConfig = parseFluxConfig(this.env);
+  readonly #records = new MonitorRecords(this.ctx.storage.kv);
+  readonly #schedule = new MonitorSchedule(this.#config, (id) => this.#records.idleMarker(id));
+  /** When this instance last armed the alarm (null: not since it last fired, or unknown). */
+  #alarmAtMs: number | null = null;
   /** Serialises writers (creation and monitor ticks) across their awaits. */
   #lock: Promise<unknown> = Promise.resolve();
 
@@ -39,7 +44,7 @@ export class Coordinator extends DurableObject<Env> {
    */
   async putDataflow(id: string, spec: DataflowSpec): Promise<PutDataflowResult> {
     return this.#exclusive(async () => {
-      const existing = this.#read(id);
+      const existing = this.#records.read(id);
       if (existing?.deleting) return { status: "deleting", record: existing };
       if (existing && !isSameSpec(existing.spec, spec)) return { status: "conflict", record: existing };
       const declared = readStream(this.ctx.storage.kv, spec.stream);
@@ -47,7 +52,7 @@ export class Coordinator extends DurableObject<Env> {
       if (problems.length > 0) return { status: "invalid", problems };
       const firstEpoch = this.#tombstone(id) + 1;
       const record = existing ?? planDataflow(id, spec, Date.now(), this.#config.locationHints, firstEpoch);
-      if (!existing) this.ctx.storage.kv.put(DATAFLOW + id, record);
+      if (!existing) this.#records.put(record);
       if (!record.ready) {
         const port = this.#port([record]);
         await Promise.all(
@@ -59,7 +64,7 @@ export class Coordinator extends DurableObject<Env> {
           ),
         );
         record.ready = true;
-        this.ctx.storage.kv.put(DATAFLOW + id, record);
+        this.#records.put(record);
         await this.#armAlarm(Date.now() + this.#config.heartbeatMs);
       }
       return { status: existing?.ready ? "unchanged" : "created", record };
@@ -72,10 +77,10 @@ export class Coordinator extends DurableObject<Env> {
    */
   async deleteDataflow(id: string): Promise<{ status: "not-found" } | { status: "deleted" | "deleting"; stream: string; pending: string[] }> {
     return this.#exclusive(async () => {
-      const record = this.#read(id);
+      const record = this.#records.read(id);
       if (!record) return { status: "not-found" };
       record.deleting = true;
-      this.ctx.storage.kv.put(DATAFLOW + id, record);
+      this.#records.put(record);
       const pending = await this.#finishDeletion(record);
       return { status: pending.length === 0 ? "deleted" : "deleting", stream: record.spec.stream, pending };
     });
@@ -101,54 +106,56 @@ export class Coordinator extends DurableObject<Env> {
   }
 
   async getDataflow(id: string): Promise<DataflowRecord | null> {
-    return this.#read(id);
+    return this.#records.read(id);
   }
 
   async listDataflows(): Promise<DataflowRecord[]> {
-    return [...this.ctx.storage.kv.list({ prefix: DATAFLOW })].map(([, value]) => DataflowRecordSchema.parse(value));
+    return this.#records.list();
   }
 
-  /** Per replica, what the monitor last saw. */
+    /** Per replica, what the monitor last saw. */
   async health(id: string): Promise<HealthMap> {
-    return this.#health(id);
+    return this.#records.health(id);
   }
 
-  /** A router saw a replica time out or fail: probe at once instead of at the next heartbeat. */
-  async reportFailure(): Promise<void> {
-    await this.#armAlarm(Date.now());
+  /**
+   * A router saw a call to `replica` fail, time out or run slow: probe its dataflow now
+   * instead of at its next due time (at most once per miss spacing).
+   */
+  async reportFailure(replica?: string): Promise<void> {
+    await this.#armAlarm(this.#schedule.report(replica ?? null, Date.now()));
   }
 
   override async alarm(): Promise<void> {
-    // Re-arm first: alarms are retried and may be delivered twice; a tick is idempotent.
-    await this.ctx.storage.setAlarm(Date.now() + this.#config.heartbeatMs);
-    let pending = false;
-    await this.#exclusive(async () => {
-      const all = await this.listDataflows();
-      for (const record of all.filter((r) => r.deleting)) await this.#finishDeletion(record);
-      const records = all.filter((r) => !r.deleting).map((record) => ({ record, health: this.#health(record.id) }));
-      // Nothing left to watch: stop ticking until a dataflow is created again.
-      if (all.length === 0) await this.ctx.storage.deleteAlarm();
-      if (records.length === 0) return;
-      const port = this.#port(records.map(({ record }) => record));
-      const store = {
-        save: async (record: DataflowRecord, health: HealthMap) => {
-          this.ctx.storage.kv.put(DATAFLOW + record.id, record);
-          this.ctx.storage.kv.put(HEALTH + record.id, health);
-        },
-      };
-      pending = (await runMonitorTick(port, store, records, Date.now(), this.#config)).recoveryPending;
-    });
-    // A recovery with work left continues at once; probes still run between its slices.
-    if (pending) await this.#armAlarm(Date.now());
+    const alarmAtMs = this.#alarmAtMs ?? Date.now();
+    this.#alarmAtMs = null;
+    let next: number | null = Date.now() + this.#config.heartbeatMs;
+    try {
+      next = await this.#exclusive(() => runDueTicks(this.#host, this.#schedule, alarmAtMs, this.#config));
+    } finally {
+      // Re-armed in a finally: a tick that throws is retried a heartbeat later; ticks are idempotent.
+      if (next === null) await this.ctx.storage.deleteAlarm();
+      else await this.#armAlarm(next, true);
+    }
   }
+
+  /** The alarm step's view of this object: its records, replica stubs and clock. */
+  readonly #host: DueTickHost = {
+    list: () => this.#records.list(),
+    health: (id) => this.#records.health(id),
+    tickStore: (records) => this.#records.tickStore(records),
+    setIdleMarker: (id, fingerprint) => this.#records.setIdleMarker(id, fingerprint),
+    port: (records) => this.#port(records),
+    finishDeletion: (record) => this.#finishDeletion(record),
+    now: () => Date.now(),
+  };
 
   /** Destroys a deleting record's replicas; once all confirmed, removes it and leaves a tombstone. */
   async #finishDeletion(record: DataflowRecord): Promise<string[]> {
     const pending = await destroyReplicas(this.env, record, this.#config.replicaTimeoutMs);
     if (pending.length === 0) {
       this.ctx.storage.kv.put(TOMBSTONE + record.id, Math.max(this.#tombstone(record.id), highestEpoch(record)));
-      this.ctx.storage.kv.delete(DATAFLOW + record.id);
-      this.ctx.storage.kv.delete(HEALTH + record.id);
+      this.#records.remove(record.id);
     }
     return pending;
   }
@@ -158,31 +165,22 @@ export class Coordinator extends DurableObject<Env> {
     return z.number().int().min(0).parse(this.ctx.storage.kv.get(TOMBSTONE + id) ?? 0);
   }
 
-  #read(id: string): DataflowRecord | null {
-    const value = this.ctx.storage.kv.get(DATAFLOW + id);
-    return value === undefined ? null : DataflowRecordSchema.parse(value);
-  }
-
-  /**
-   * Probe history is soft state that the next probes rebuild: one stored by an older
-   * version that no longer parses is dropped (the monitor starts counting afresh) rather
-   * than stopping every monitor tick.
-   */
-  #health(id: string): HealthMap {
-    const parsed = HealthMapSchema.safeParse(this.ctx.storage.kv.get(HEALTH + id) ?? {});
-    return parsed.success ? parsed.data : {};
-  }
-
   /** Replica calls with the configured deadlines, placing replicas by their records' location hints. */
   #port(records: readonly DataflowRecord[]) {
     const hints = new Map(records.flatMap((record) => record.routes.flatMap((r) => Object.entries(r.hints))));
     return monitorPort(this.env, this.#config.probeTimeoutMs, this.#config.replicaTimeoutMs, (name) => hints.get(name));
   }
 
-  /** Sets the alarm to `atMs` unless one is already due sooner. */
-  async #armAlarm(atMs: number): Promise<void> {
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > atMs) await this.ctx.storage.setAlarm(atMs);
+  /**
+   * Sets the alarm to `atMs` unless one is already due sooner; an alarm time already past
+   * counts as none (it fired and is used up). `replace`: after a tick, whose result
+   * already includes every report recorded before it ended.
+   */
+  async #armAlarm(atMs: number, replace = false): Promise<void> {
+    const current = replace ? null : (this.#alarmAtMs ?? (await this.ctx.storage.getAlarm()));
+    if (current !== null && current <= atMs && current > Date.now()) return;
+    this.#alarmAtMs = atMs;
+    await this.ctx.storage.setAlarm(atMs);
   }
 
   #exclusive<T>(run: () => Promise<T>): Promise<T> {

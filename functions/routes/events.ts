@@ -45,13 +45,14 @@ export const eventsRoutes = new Hono<AppEnv>().post(
       record,
       subBatches: routeEvents(record.spec, events, receivedAtMs, config.maxKeyLength),
     }));
-    const results = await writeBatch(replicaPort(c.env, config), routed, { producer, seq }, () =>
+    const report = (replica?: string) => reportFailure(c.env, (p) => waitUntil(c, p), replica);
+    const results = await writeBatch(replicaPort(c.env, config, report), routed, { producer, seq }, () =>
       routeStream(c.env, c.var.routingCache, stream, true).then((routing) => routing.dataflows),
     ).catch((err: unknown) => {
       if (err instanceof FluxError && err.code === "UNAVAILABLE") {
         // Fresh routing for the client's retry, and a probe now rather than at the next heartbeat.
         c.var.routingCache.expire(stream);
-        reportFailure(c.env, (p) => waitUntil(c, p));
+        report(replicaOf(err));
       }
       throw err;
     });
@@ -66,6 +67,13 @@ export const eventsRoutes = new Hono<AppEnv>().post(
     return c.json(body);
   },
 );
+
+/** The replica an UNAVAILABLE error names, if any. */
+function replicaOf(err: FluxError): string | undefined {
+  const details = err.details;
+  if (typeof details !== "object" || details === null || !("replica" in details)) return undefined;
+  return typeof details.replica === "string" && details.replica !== "" ? details.replica : undefined;
+}
 
 /** Decodes the body strictly: invalid UTF-8 is a client error, not silently replaced. */
 function decodeUtf8(body: ArrayBuffer): string {
