@@ -6,33 +6,32 @@
  * decided in `shared/monitor`. It writes only what changed (`monitor-records.ts`).
  */
 import { DurableObject } from "cloudflare:workers";
-import { z } from "zod";
 import { parseFluxConfig, type FluxConfig } from "../shared/config.ts";
 import { desiredConfigs } from "../shared/monitor/desired-config.ts";
 import { MonitorSchedule } from "../shared/monitor/probe-schedule.ts";
 import { runDueTicks, type DueTickHost } from "../shared/monitor/run-due-ticks.ts";
+import { suspectVerdict } from "../shared/monitor/suspect-verdict.ts";
 import { isSameSpec, planDataflow } from "../shared/plan-dataflow.ts";
 import type { DataflowSpec } from "../shared/wire/dataflow-spec.ts";
 import type { StreamRouting } from "../shared/router/routing-cache.ts";
-import type { DataflowRecord, HealthMap } from "../shared/wire/routing.ts";
+import type { DataflowRecord, HealthMap, SuspectVerdict } from "../shared/wire/routing.ts";
 import { specProblems, type SchemaProblem, type StreamRecord, type StreamSchema } from "../shared/wire/stream-schema.ts";
 import { declareStream, listStreams, readStream, type PutStreamResult } from "./stream-store.ts";
-import { destroyReplicas, highestEpoch } from "./dataflow-deletion.ts";
+import { finishDeletion } from "./dataflow-deletion.ts";
 import { MonitorRecords } from "./monitor-records.ts";
 import { monitorPort } from "./replica-client.ts";
-
-const TOMBSTONE = "tombstone:";
+import { SuspectWaiters } from "./suspect-waiters.ts";
 
 /** Outcome of creating a dataflow. */
 type PutDataflowResult =
   | { status: "created" | "unchanged" | "conflict" | "deleting"; record: DataflowRecord }
   | { status: "invalid"; problems: SchemaProblem[] };
 
-
 export class Coordinator extends DurableObject<Env> {
   readonly #config: FluxConfig = parseFluxConfig(this.env);
   readonly #records = new MonitorRecords(this.ctx.storage.kv);
   readonly #schedule = new MonitorSchedule(this.#config, (id) => this.#records.idleMarker(id));
+  readonly #suspects = new SuspectWaiters();
   /** When this instance last armed the alarm (null: not since it last fired, or unknown). */
   #alarmAtMs: number | null = null;
   /** Serialises writers (creation and monitor ticks) across their awaits. */
@@ -50,7 +49,7 @@ export class Coordinator extends DurableObject<Env> {
       const declared = readStream(this.ctx.storage.kv, spec.stream);
       const problems = !existing && declared ? specProblems(declared.schema, spec) : [];
       if (problems.length > 0) return { status: "invalid", problems };
-      const firstEpoch = this.#tombstone(id) + 1;
+      const firstEpoch = this.#records.tombstone(id) + 1;
       const record = existing ?? planDataflow(id, spec, Date.now(), this.#config.locationHints, firstEpoch);
       if (!existing) this.#records.put(record);
       if (!record.ready) {
@@ -81,7 +80,7 @@ export class Coordinator extends DurableObject<Env> {
       if (!record) return { status: "not-found" };
       record.deleting = true;
       this.#records.put(record);
-      const pending = await this.#finishDeletion(record);
+      const pending = await finishDeletion(this.env, this.#records, record, this.#config.replicaTimeoutMs);
       return { status: pending.length === 0 ? "deleted" : "deleting", stream: record.spec.stream, pending };
     });
   }
@@ -113,57 +112,73 @@ export class Coordinator extends DurableObject<Env> {
     return this.#records.list();
   }
 
-    /** Per replica, what the monitor last saw. */
+  /** Per replica, what the monitor last saw. */
   async health(id: string): Promise<HealthMap> {
     return this.#records.health(id);
   }
 
   /**
-   * A router saw a call to `replica` fail, time out or run slow: probe its dataflow now
-   * instead of at its next due time (at most once per miss spacing).
+   * A router saw a call to `replica` fail or time out: probe its dataflow now (in this
+   * call, not through the alarm) instead of at its next due time, at most once per miss spacing.
    */
   async reportFailure(replica?: string): Promise<void> {
-    await this.#armAlarm(this.#schedule.report(replica ?? null, Date.now()));
+    const atMs = this.#schedule.report(replica ?? null, Date.now());
+    if (atMs > Date.now()) await this.#armAlarm(atMs);
+    else await this.#tick(atMs);
+  }
+
+  /**
+   * A router's call to `replica` is still unanswered after `FLUX_SUSPECT_MS`: probe now, and
+   * answer once the replica was replaced or has answered a probe sent since (or at the
+   * router's call timeout), so the router stops waiting on a replica that was failed over.
+   */
+  async reportSuspect(replica: string): Promise<SuspectVerdict> {
+    const reportedAtMs = Date.now();
+    const known = suspectVerdict(this.#records.list(), (id) => this.#records.health(id), replica, reportedAtMs);
+    if (known === "replaced") return known;
+    const verdict = this.#suspects.wait(replica, reportedAtMs, this.#config.replicaTimeoutMs);
+    // Not awaited: the verdict comes as soon as a probe or a saved takeover decides it, which
+    // may be before the tick ends (it goes on with recoveries); a failed tick is retried by the alarm.
+    void this.reportFailure(replica).catch(() => undefined);
+    return verdict;
   }
 
   override async alarm(): Promise<void> {
     const alarmAtMs = this.#alarmAtMs ?? Date.now();
     this.#alarmAtMs = null;
+    await this.#tick(alarmAtMs);
+  }
+
+  /** Ticks what is due by `atMs`, re-arms the alarm for the next due time, and answers waiting routers. */
+  async #tick(atMs: number): Promise<void> {
     let next: number | null = Date.now() + this.#config.heartbeatMs;
     try {
-      next = await this.#exclusive(() => runDueTicks(this.#host, this.#schedule, alarmAtMs, this.#config));
+      next = await this.#exclusive(() => runDueTicks(this.#host, this.#schedule, atMs, this.#config));
     } finally {
       // Re-armed in a finally: a tick that throws is retried a heartbeat later; ticks are idempotent.
       if (next === null) await this.ctx.storage.deleteAlarm();
       else await this.#armAlarm(next, true);
+      this.#settleSuspects();
     }
+  }
+
+  /** Answers the routers waiting for a verdict that the latest records and probes allow. */
+  #settleSuspects(): void {
+    const records = this.#records.list();
+    this.#suspects.settle((replica, reportedAtMs) => suspectVerdict(records, (id) => this.#records.health(id), replica, reportedAtMs));
   }
 
   /** The alarm step's view of this object: its records, replica stubs and clock. */
   readonly #host: DueTickHost = {
     list: () => this.#records.list(),
     health: (id) => this.#records.health(id),
-    tickStore: (records) => this.#records.tickStore(records),
+    // A saved takeover frees the routers waiting on the replaced replica at once.
+    tickStore: (records) => this.#records.tickStore(records, () => this.#settleSuspects()),
     setIdleMarker: (id, fingerprint) => this.#records.setIdleMarker(id, fingerprint),
     port: (records) => this.#port(records),
-    finishDeletion: (record) => this.#finishDeletion(record),
+    finishDeletion: (record) => finishDeletion(this.env, this.#records, record, this.#config.replicaTimeoutMs),
     now: () => Date.now(),
   };
-
-  /** Destroys a deleting record's replicas; once all confirmed, removes it and leaves a tombstone. */
-  async #finishDeletion(record: DataflowRecord): Promise<string[]> {
-    const pending = await destroyReplicas(this.env, record, this.#config.replicaTimeoutMs);
-    if (pending.length === 0) {
-      this.ctx.storage.kv.put(TOMBSTONE + record.id, Math.max(this.#tombstone(record.id), highestEpoch(record)));
-      this.#records.remove(record.id);
-    }
-    return pending;
-  }
-
-  /** The highest epoch a deleted dataflow of this id reached (0: none). */
-  #tombstone(id: string): number {
-    return z.number().int().min(0).parse(this.ctx.storage.kv.get(TOMBSTONE + id) ?? 0);
-  }
 
   /** Replica calls with the configured deadlines, placing replicas by their records' location hints. */
   #port(records: readonly DataflowRecord[]) {

@@ -4,6 +4,7 @@
  * what was stored, the health map when its durable part did (`durableHealth`); the
  * latest health stays in memory for the status page and the next tick.
  */
+import { z } from "zod";
 import { durableHealth } from "../shared/monitor/durable-health.ts";
 import type { MonitorStore } from "../shared/monitor/run-monitor-tick.ts";
 import { DataflowRecordSchema, HealthMapSchema, type DataflowRecord, type HealthMap } from "../shared/wire/routing.ts";
@@ -11,6 +12,7 @@ import { DataflowRecordSchema, HealthMapSchema, type DataflowRecord, type Health
 const DATAFLOW = "dataflow:";
 const HEALTH = "health:";
 const IDLE = "idle:";
+const TOMBSTONE = "tombstone:";
 
 export class MonitorRecords {
   readonly #kv: SyncKvStorage;
@@ -52,8 +54,11 @@ export class MonitorRecords {
     return health;
   }
 
-  /** A store for one tick over `records` (as loaded): each save writes only what changed since. */
-  tickStore(records: readonly DataflowRecord[]): MonitorStore {
+  /**
+   * A store for one tick over `records` (as loaded): each save writes only what changed
+   * since, and calls `onChanged` after writing a changed record.
+   */
+  tickStore(records: readonly DataflowRecord[], onChanged: () => void): MonitorStore {
     const stored = new Map(records.map((record) => [record.id, JSON.stringify(record)]));
     return {
       save: async (record, health) => {
@@ -61,6 +66,7 @@ export class MonitorRecords {
         if (stored.get(record.id) !== json) {
           this.put(record);
           stored.set(record.id, json);
+          onChanged();
         }
         this.#health.set(record.id, health);
         const durable = durableHealth(health);
@@ -83,8 +89,14 @@ export class MonitorRecords {
     else this.#kv.put(IDLE + id, fingerprint);
   }
 
-  /** Removes a dataflow's record and everything the monitor kept about it. */
-  remove(id: string): void {
+  /** The highest epoch a deleted dataflow of this id reached (0: none). */
+  tombstone(id: string): number {
+    return z.number().int().min(0).parse(this.#kv.get(TOMBSTONE + id) ?? 0);
+  }
+
+  /** Removes a deleted dataflow's record and everything the monitor kept about it, leaving a tombstone at `epoch`. */
+  remove(id: string, epoch: number): void {
+    this.#kv.put(TOMBSTONE + id, Math.max(this.tombstone(id), epoch));
     for (const prefix of [DATAFLOW, HEALTH, IDLE]) this.#kv.delete(prefix + id);
     this.#health.delete(id);
     this.#storedHealth.delete(id);

@@ -13,7 +13,7 @@ import { NameSchema } from "../../shared/wire/dataflow-spec.ts";
 import { ProducerHeadersSchema, type IngestResponse } from "../../shared/wire/ingest.ts";
 import type { AppEnv } from "../app-env.ts";
 import { checkStreamEvents } from "../../shared/ingest/check-stream-events.ts";
-import { replicaPort, reportFailure, routeStream } from "../cluster.ts";
+import { replicaPort, reportFailure, reportSuspect, routeStream } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
 import { writeBatch } from "../../shared/router/write-batch.ts";
 
@@ -45,14 +45,15 @@ export const eventsRoutes = new Hono<AppEnv>().post(
       record,
       subBatches: routeEvents(record.spec, events, receivedAtMs, config.maxKeyLength),
     }));
-    const report = (replica?: string) => reportFailure(c.env, (p) => waitUntil(c, p), replica);
-    const results = await writeBatch(replicaPort(c.env, config, report), routed, { producer, seq }, () =>
+    const keep = (p: Promise<unknown>) => waitUntil(c, p);
+    const port = replicaPort(c.env, config, (replica) => reportSuspect(c.env, keep, replica));
+    const results = await writeBatch(port, routed, { producer, seq }, () =>
       routeStream(c.env, c.var.routingCache, stream, true).then((routing) => routing.dataflows),
     ).catch((err: unknown) => {
       if (err instanceof FluxError && err.code === "UNAVAILABLE") {
         // Fresh routing for the client's retry, and a probe now rather than at the next heartbeat.
         c.var.routingCache.expire(stream);
-        report(replicaOf(err));
+        reportFailure(c.env, keep, replicaOf(err));
       }
       throw err;
     });

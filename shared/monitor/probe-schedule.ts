@@ -46,9 +46,13 @@ export function lsnFingerprint(record: DataflowRecord, health: HealthMap): strin
   return JSON.stringify(servingReplicas(record).map((name) => [name, health[name]?.last?.lsn ?? null, health[name]?.last?.appliedLsn ?? null]));
 }
 
-/** Whether some serving replica has missed its last probe. */
+/**
+ * Whether a serving replica of a partition that can still fail over has missed its last
+ * probe (an unavailable partition waits for a replica to return at the heartbeat).
+ */
 function hasSuspect(record: DataflowRecord, health: HealthMap): boolean {
-  return servingReplicas(record).some((name) => (health[name]?.misses ?? 0) > 0);
+  const serving = servingReplicas({ ...record, routes: record.routes.filter((r) => r.status !== "unavailable") });
+  return serving.some((name) => (health[name]?.misses ?? 0) > 0);
 }
 
 /** Whether the dataflow could be idle at all: healthy everywhere, every replica answering with state, no clock ticks to write. */

@@ -25,7 +25,8 @@ export interface DueTickHost {
 }
 
 /**
- * Runs one alarm that stands for `alarmAtMs` (an alarm may fire early: it is treated as on time).
+ * Runs one alarm that stands for `alarmAtMs` (an alarm may fire early: it is treated as on
+ * time); ticks only when some dataflow is due by then, and then also those due within a heartbeat.
  * @returns when the alarm should fire next, epoch ms; null when there is nothing left to watch.
  */
 export async function runDueTicks(host: DueTickHost, schedule: MonitorSchedule, alarmAtMs: number, tuning: MonitorTuning & ScheduleTuning): Promise<number | null> {
@@ -35,9 +36,11 @@ export async function runDueTicks(host: DueTickHost, schedule: MonitorSchedule, 
   const live = all.filter((r) => !r.deleting);
   schedule.retain(new Set(live.map((r) => r.id)));
   if (all.length === 0) return null;
-  const due = live
-    .map((record) => ({ record, health: host.health(record.id) }))
-    .filter(({ record, health }) => isDue(schedule.dueAtMs(record, health), Math.max(startedAtMs, alarmAtMs), tuning));
+  const standsFor = Math.max(startedAtMs, alarmAtMs);
+  const withHealth = live.map((record) => ({ record, health: host.health(record.id) }));
+  // Nothing due yet (a report within a miss spacing of the last tick): only re-arm.
+  const anyDue = withHealth.some(({ record, health }) => schedule.dueAtMs(record, health) <= standsFor);
+  const due = anyDue ? withHealth.filter(({ record, health }) => isDue(schedule.dueAtMs(record, health), standsFor, tuning)) : [];
   let pending = false;
   if (due.length > 0) {
     const records = due.map(({ record }) => record);
