@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `node bench/failover-kinds.mjs [--kinds=crash,hang,slow] [--repeat=3]`: only the fail-over
+// `npm run bench:failover [-- --kinds=crash,hang,slow --repeat=3]`: only the fail-over
 // scenario, once per fault kind and repetition, each on a fresh dataflow in one workerd with
 // the default settings; prints and writes bench/results/failover-kinds.json with min and
 // median unavailability per kind (the machine is shared and noisy: repeat, compare medians).
@@ -21,11 +21,10 @@ try {
   for (let n = 1; n <= repeat; n++) {
     for (const kind of kinds) {
       const r = await failover(flux.url, 6_000, 2_000, kind, `failover-${kind}-${n}`);
-      runs.push({ kind, run: n, unavailabilityMs: r.unavailabilityMs, rejected: r.rejected, lost: r.lost, duplicated: r.duplicated, loadAverage: loadavg()[0], events: r.events });
+      runs.push({ kind, run: n, unavailabilityMs: r.unavailabilityMs, firstAcksAfterFaultMs: r.firstAcksAfterFaultMs, rejected: r.rejected, lost: r.lost, duplicated: r.duplicated, loadAverage: loadavg()[0], events: r.events });
       const takeover = r.events.find((e) => e.includes("takeover"));
       const takeoverMs = takeover ? Date.parse(takeover.split(" ")[0]) - r.faultAtEpochMs : null;
       runs[runs.length - 1].takeoverMs = takeoverMs;
-      if (process.env.FAILOVER_DEBUG) log(`fault at ${r.faultAtEpochMs % 100000}, first acks after ${r.firstAcksAfterFaultMs}\n` + r.series.map((b) => `${b.tMs}:${Math.round(b.partition0)}`).join(" ") + "\n" + r.events.join("\n"));
       log(`${kind} #${n}: takeover ${takeoverMs} ms after the fault, unavailable ${Math.round(r.unavailabilityMs)} ms, ${r.rejected} 503s, lost ${r.lost}, duplicated ${r.duplicated}, load ${loadavg()[0].toFixed(2)}`);
     }
   }

@@ -1,16 +1,13 @@
 /**
  * The coordinator: the single object holding dataflow specs and routing tables, and the
- * alarm-driven monitor (DESIGN.md §4). Its alarm probes the replicas of every dataflow
- * that is due (`probe-schedule.ts`: every heartbeat while active, rarely while idle, at
- * once on a router's report) and acts: takeover, degrade, recovery, reconciliation, all
- * decided in `shared/monitor`. It writes only what changed (`monitor-records.ts`).
+ * alarm-driven monitor (DESIGN.md §4, shell in `monitor-alarm.ts`): it probes the
+ * replicas of every dataflow that is due (every heartbeat while active, rarely while
+ * idle, at once on a router's report) and acts: takeover, degrade, recovery,
+ * reconciliation, all decided in `shared/monitor`. It writes only what changed.
  */
 import { DurableObject } from "cloudflare:workers";
 import { parseFluxConfig, type FluxConfig } from "../shared/config.ts";
 import { desiredConfigs } from "../shared/monitor/desired-config.ts";
-import { MonitorSchedule } from "../shared/monitor/probe-schedule.ts";
-import { runDueTicks, type DueTickHost } from "../shared/monitor/run-due-ticks.ts";
-import { suspectVerdict } from "../shared/monitor/suspect-verdict.ts";
 import { isSameSpec, planDataflow } from "../shared/plan-dataflow.ts";
 import type { DataflowSpec } from "../shared/wire/dataflow-spec.ts";
 import type { StreamRouting } from "../shared/router/routing-cache.ts";
@@ -18,9 +15,8 @@ import type { DataflowRecord, HealthMap, SuspectVerdict } from "../shared/wire/r
 import { specProblems, type SchemaProblem, type StreamRecord, type StreamSchema } from "../shared/wire/stream-schema.ts";
 import { declareStream, listStreams, readStream, type PutStreamResult } from "./stream-store.ts";
 import { finishDeletion } from "./dataflow-deletion.ts";
+import { MonitorAlarm } from "./monitor-alarm.ts";
 import { MonitorRecords } from "./monitor-records.ts";
-import { monitorPort } from "./replica-client.ts";
-import { SuspectWaiters } from "./suspect-waiters.ts";
 
 /** Outcome of creating a dataflow. */
 type PutDataflowResult =
@@ -30,10 +26,13 @@ type PutDataflowResult =
 export class Coordinator extends DurableObject<Env> {
   readonly #config: FluxConfig = parseFluxConfig(this.env);
   readonly #records = new MonitorRecords(this.ctx.storage.kv);
-  readonly #schedule = new MonitorSchedule(this.#config, (id) => this.#records.idleMarker(id));
-  readonly #suspects = new SuspectWaiters();
-  /** When this instance last armed the alarm (null: not since it last fired, or unknown). */
-  #alarmAtMs: number | null = null;
+  readonly #monitor = new MonitorAlarm({
+    env: this.env,
+    storage: this.ctx.storage,
+    config: this.#config,
+    records: this.#records,
+    exclusive: (run) => this.#exclusive(run),
+  });
   /** Serialises writers (creation and monitor ticks) across their awaits. */
   #lock: Promise<unknown> = Promise.resolve();
 
@@ -53,7 +52,7 @@ export class Coordinator extends DurableObject<Env> {
       const record = existing ?? planDataflow(id, spec, Date.now(), this.#config.locationHints, firstEpoch);
       if (!existing) this.#records.put(record);
       if (!record.ready) {
-        const port = this.#port([record]);
+        const port = this.#monitor.port([record]);
         await Promise.all(
           record.routes.flatMap((route) =>
             desiredConfigs(record, route).map(async (init) => {
@@ -64,7 +63,7 @@ export class Coordinator extends DurableObject<Env> {
         );
         record.ready = true;
         this.#records.put(record);
-        await this.#armAlarm(Date.now() + this.#config.heartbeatMs);
+        await this.#monitor.arm(Date.now() + this.#config.heartbeatMs);
       }
       return { status: existing?.ready ? "unchanged" : "created", record };
     });
@@ -117,14 +116,9 @@ export class Coordinator extends DurableObject<Env> {
     return this.#records.health(id);
   }
 
-  /**
-   * A router saw a call to `replica` fail or time out: probe its dataflow now (in this
-   * call, not through the alarm) instead of at its next due time, at most once per miss spacing.
-   */
+  /** A router saw a call to `replica` fail or time out: probe its dataflow now instead of at its next due time. */
   async reportFailure(replica?: string): Promise<void> {
-    const atMs = this.#schedule.report(replica ?? null, Date.now());
-    if (atMs > Date.now()) await this.#armAlarm(atMs);
-    else await this.#tick(atMs);
+    await this.#monitor.report(replica ?? null);
   }
 
   /**
@@ -133,69 +127,11 @@ export class Coordinator extends DurableObject<Env> {
    * router's call timeout), so the router stops waiting on a replica that was failed over.
    */
   async reportSuspect(replica: string): Promise<SuspectVerdict> {
-    const reportedAtMs = Date.now();
-    const known = suspectVerdict(this.#records.list(), (id) => this.#records.health(id), replica, reportedAtMs);
-    if (known === "replaced") return known;
-    const verdict = this.#suspects.wait(replica, reportedAtMs, this.#config.replicaTimeoutMs);
-    // Not awaited: the verdict comes as soon as a probe or a saved takeover decides it, which
-    // may be before the tick ends (it goes on with recoveries); a failed tick is retried by the alarm.
-    void this.reportFailure(replica).catch(() => undefined);
-    return verdict;
+    return this.#monitor.suspect(replica);
   }
 
   override async alarm(): Promise<void> {
-    const alarmAtMs = this.#alarmAtMs ?? Date.now();
-    this.#alarmAtMs = null;
-    await this.#tick(alarmAtMs);
-  }
-
-  /** Ticks what is due by `atMs`, re-arms the alarm for the next due time, and answers waiting routers. */
-  async #tick(atMs: number): Promise<void> {
-    let next: number | null = Date.now() + this.#config.heartbeatMs;
-    try {
-      next = await this.#exclusive(() => runDueTicks(this.#host, this.#schedule, atMs, this.#config));
-    } finally {
-      // Re-armed in a finally: a tick that throws is retried a heartbeat later; ticks are idempotent.
-      if (next === null) await this.ctx.storage.deleteAlarm();
-      else await this.#armAlarm(next, true);
-      this.#settleSuspects();
-    }
-  }
-
-  /** Answers the routers waiting for a verdict that the latest records and probes allow. */
-  #settleSuspects(): void {
-    const records = this.#records.list();
-    this.#suspects.settle((replica, reportedAtMs) => suspectVerdict(records, (id) => this.#records.health(id), replica, reportedAtMs));
-  }
-
-  /** The alarm step's view of this object: its records, replica stubs and clock. */
-  readonly #host: DueTickHost = {
-    list: () => this.#records.list(),
-    health: (id) => this.#records.health(id),
-    // A saved takeover frees the routers waiting on the replaced replica at once.
-    tickStore: (records) => this.#records.tickStore(records, () => this.#settleSuspects()),
-    setIdleMarker: (id, fingerprint) => this.#records.setIdleMarker(id, fingerprint),
-    port: (records) => this.#port(records),
-    finishDeletion: (record) => finishDeletion(this.env, this.#records, record, this.#config.replicaTimeoutMs),
-    now: () => Date.now(),
-  };
-
-  /** Replica calls with the configured deadlines, placing replicas by their records' location hints. */
-  #port(records: readonly DataflowRecord[]) {
-    const hints = new Map(records.flatMap((record) => record.routes.flatMap((r) => Object.entries(r.hints))));
-    return monitorPort(this.env, this.#config.probeTimeoutMs, this.#config.replicaTimeoutMs, (name) => hints.get(name));
-  }
-
-  /**
-   * Sets the alarm to `atMs` unless one is already due sooner; an alarm time already past
-   * counts as none (it fired and is used up). `replace`: after a tick, whose result
-   * already includes every report recorded before it ended.
-   */
-  async #armAlarm(atMs: number, replace = false): Promise<void> {
-    const current = replace ? null : (this.#alarmAtMs ?? (await this.ctx.storage.getAlarm()));
-    if (current !== null && current <= atMs && current > Date.now()) return;
-    this.#alarmAtMs = atMs;
-    await this.ctx.storage.setAlarm(atMs);
+    await this.#monitor.alarm();
   }
 
   #exclusive<T>(run: () => Promise<T>): Promise<T> {

@@ -42,7 +42,7 @@ function servingReplicas(record: DataflowRecord): string[] {
 }
 
 /** The serving replicas' LSNs as last probed, as one comparable string. */
-export function lsnFingerprint(record: DataflowRecord, health: HealthMap): string {
+function lsnFingerprint(record: DataflowRecord, health: HealthMap): string {
   return JSON.stringify(servingReplicas(record).map((name) => [name, health[name]?.last?.lsn ?? null, health[name]?.last?.appliedLsn ?? null]));
 }
 
