@@ -20,6 +20,7 @@ const runs = [];
 try {
   for (let n = 1; n <= repeat; n++) {
     for (const kind of kinds) {
+      if (process.env.FAILOVER_VERBOSE) log(`${kind} #${n}: starting`);
       const r = await failover(flux.url, 6_000, 2_000, kind, `failover-${kind}-${n}`);
       runs.push({ kind, run: n, unavailabilityMs: r.unavailabilityMs, firstAcksAfterFaultMs: r.firstAcksAfterFaultMs, rejected: r.rejected, lost: r.lost, duplicated: r.duplicated, loadAverage: loadavg()[0], events: r.events });
       const takeover = r.events.find((e) => e.includes("takeover"));

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { durableHealth } from "../shared/monitor/durable-health.ts";
+import type { IdleMarker } from "../shared/monitor/probe-schedule.ts";
 import type { MonitorStore } from "../shared/monitor/run-monitor-tick.ts";
 import { DataflowRecordSchema, HealthMapSchema, type DataflowRecord, type HealthMap } from "../shared/wire/routing.ts";
 
@@ -13,6 +14,9 @@ const DATAFLOW = "dataflow:";
 const HEALTH = "health:";
 const IDLE = "idle:";
 const TOMBSTONE = "tombstone:";
+
+/** A stored idle marker (`probe-schedule.ts`). */
+const IdleMarkerSchema = z.object({ v: z.literal(1), fingerprint: z.string(), quietSinceMs: z.number() });
 
 export class MonitorRecords {
   readonly #kv: SyncKvStorage;
@@ -78,15 +82,15 @@ export class MonitorRecords {
     };
   }
 
-  /** The fingerprint stored when the dataflow went idle, or null while it is active. */
-  idleMarker(id: string): string | null {
-    const value = this.#kv.get(IDLE + id);
-    return typeof value === "string" ? value : null;
+  /** The marker stored when the dataflow went idle, or null while it is active (or one that no longer parses). */
+  idleMarker(id: string): IdleMarker | null {
+    const parsed = IdleMarkerSchema.safeParse(this.#kv.get(IDLE + id));
+    return parsed.success ? { fingerprint: parsed.data.fingerprint, quietSinceMs: parsed.data.quietSinceMs } : null;
   }
 
-  setIdleMarker(id: string, fingerprint: string | null): void {
-    if (fingerprint === null) this.#kv.delete(IDLE + id);
-    else this.#kv.put(IDLE + id, fingerprint);
+  setIdleMarker(id: string, marker: IdleMarker | null): void {
+    if (marker === null) this.#kv.delete(IDLE + id);
+    else this.#kv.put(IDLE + id, { v: 1, ...marker });
   }
 
   /** The highest epoch a deleted dataflow of this id reached (0: none). */

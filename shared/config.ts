@@ -36,8 +36,8 @@ const FluxConfigSchema = z
     FLUX_MAX_KEY_LENGTH: intFromVar(256, 1, 65_536),
     /** The monitor probes every replica of an active dataflow this often, ms. */
     FLUX_HEARTBEAT_MS: intFromVar(500, 10, 86_400_000),
-    /** ... and of an idle one this often (at least a heartbeat), ms. */
-    FLUX_IDLE_PROBE_MS: intFromVar(60_000, 10, 86_400_000),
+    /** ... and of an idle one after as long again as it has been quiet, but at least this often, ms. */
+    FLUX_IDLE_PROBE_MS: intFromVar(1_800_000, 10, 86_400_000),
     /** A healthy dataflow without clock ticks is idle once no replica's LSN moved for this long, ms. */
     FLUX_IDLE_AFTER_MS: intFromVar(10_000, 0, 86_400_000),
     /** A probe not answered within this is a miss, ms. */

@@ -2,9 +2,10 @@
  * When the monitor probes each dataflow (DESIGN.md §4: "probes an idle dataflow rarely"),
  * as pure decisions over what the last probes found. A dataflow is probed every heartbeat
  * while it is active, every `missSpacingMs` while a replica it routes to has missed a
- * probe (so a failure is confirmed quickly), at once after a router's report, and only
- * every `idleProbeMs` once it is idle: healthy, no clock ticks, and no replica's LSN has
- * moved for `idleAfterMs`. Any LSN progress seen by a probe makes it active again.
+ * probe (so a failure is confirmed quickly), at once after a router's report, and rarely
+ * once it is idle (healthy, no clock ticks, no replica's LSN moved for `idleAfterMs`):
+ * after as long again as it has been quiet, so probes thin out geometrically, at most
+ * `idleProbeMs` apart. Any LSN progress seen by a probe makes it active again.
  */
 import type { DataflowRecord, HealthMap } from "../wire/routing.ts";
 import { replicasToProbe } from "./plan-monitor-tick.ts";
@@ -25,15 +26,22 @@ export interface DataflowClock {
   fingerprint: string | null;
   /** When the fingerprint last changed. */
   progressAtMs: number;
-  /** Idle as of the last tick; the coordinator persists this one bit (with the fingerprint) when it flips. */
+  /** Idle as of the last tick; the coordinator persists an {@link IdleMarker} when this flips. */
   idle: boolean;
 }
 
+/** What is stored while a dataflow is idle, so a restarted (or woken) monitor keeps its pace. */
+export interface IdleMarker {
+  fingerprint: string;
+  /** When its LSNs last moved, epoch ms. */
+  quietSinceMs: number;
+}
+
 /** A clock for a dataflow this instance has not probed: active unless an idle marker was stored. */
-export function freshClock(storedIdleFingerprint: string | null): DataflowClock {
-  return storedIdleFingerprint === null
+export function freshClock(marker: IdleMarker | null): DataflowClock {
+  return marker === null
     ? { probedAtMs: null, fingerprint: null, progressAtMs: Number.NEGATIVE_INFINITY, idle: false }
-    : { probedAtMs: null, fingerprint: storedIdleFingerprint, progressAtMs: Number.NEGATIVE_INFINITY, idle: true };
+    : { probedAtMs: null, fingerprint: marker.fingerprint, progressAtMs: marker.quietSinceMs, idle: true };
 }
 
 /** The replicas that serve a dataflow's routes (retired ones, possibly down for good, excluded). */
@@ -87,7 +95,9 @@ export function nextProbeAtMs(clock: DataflowClock, record: DataflowRecord, heal
   const soonest = last + tuning.missSpacingMs;
   if (reportedAtMs !== null && reportedAtMs >= last) return Math.max(reportedAtMs, soonest);
   if (hasSuspect(record, health)) return soonest;
-  return last + (clock.idle ? Math.max(tuning.idleProbeMs, tuning.heartbeatMs) : tuning.heartbeatMs);
+  if (!clock.idle) return last + tuning.heartbeatMs;
+  // As long again as it has been quiet: a dataflow that just stopped is still watched closely.
+  return last + Math.max(tuning.heartbeatMs, Math.min(tuning.idleProbeMs, last - clock.progressAtMs));
 }
 
 /**
@@ -111,10 +121,10 @@ export class MonitorSchedule {
   #lastTickAtMs = Number.NEGATIVE_INFINITY;
 
   readonly #tuning: ScheduleTuning;
-  readonly #storedIdle: (id: string) => string | null;
+  readonly #storedIdle: (id: string) => IdleMarker | null;
 
-  /** @param storedIdle the idle marker persisted for a dataflow (its fingerprint), or null. */
-  constructor(tuning: ScheduleTuning, storedIdle: (id: string) => string | null) {
+  /** @param storedIdle the idle marker persisted for a dataflow, or null. */
+  constructor(tuning: ScheduleTuning, storedIdle: (id: string) => IdleMarker | null) {
     this.#tuning = tuning;
     this.#storedIdle = storedIdle;
   }
@@ -138,13 +148,13 @@ export class MonitorSchedule {
    * Updates the dataflow's clock after its tick that started at `startedAtMs`.
    * @returns the clock's idle state and whether it flipped (the caller persists the marker then).
    */
-  observe(record: DataflowRecord, health: HealthMap, startedAtMs: number): { idle: boolean; fingerprint: string; flipped: boolean } {
+  observe(record: DataflowRecord, health: HealthMap, startedAtMs: number): { idle: boolean; marker: IdleMarker; flipped: boolean } {
     const before = this.#clock(record.id);
     const after = observeTick(before, record, health, startedAtMs, this.#tuning);
     this.#clocks.set(record.id, after);
     this.#lastTickAtMs = Math.max(this.#lastTickAtMs, startedAtMs);
     for (const name of replicasToProbe(record)) if ((this.#reports.get(name) ?? Number.POSITIVE_INFINITY) < startedAtMs) this.#reports.delete(name);
-    return { idle: after.idle, fingerprint: after.fingerprint ?? "", flipped: after.idle !== before.idle };
+    return { idle: after.idle, marker: { fingerprint: after.fingerprint ?? "", quietSinceMs: after.progressAtMs }, flipped: after.idle !== before.idle };
   }
 
   /** Drops the clocks of dataflows no longer in `ids`. */

@@ -7,7 +7,7 @@
 import type { DataflowRecord, HealthMap } from "../wire/routing.ts";
 import type { MonitorPort } from "./monitor-port.ts";
 import type { MonitorTuning } from "./plan-monitor-tick.ts";
-import { isDue, type MonitorSchedule, type ScheduleTuning } from "./probe-schedule.ts";
+import { isDue, type IdleMarker, type MonitorSchedule, type ScheduleTuning } from "./probe-schedule.ts";
 import { runMonitorTick, type MonitorStore } from "./run-monitor-tick.ts";
 
 /** What the alarm step reads and writes; the coordinator backs it with its storage and stubs. */
@@ -16,7 +16,7 @@ export interface DueTickHost {
   health(id: string): HealthMap;
   /** A store for one tick over `records` as loaded. */
   tickStore(records: readonly DataflowRecord[]): MonitorStore;
-  setIdleMarker(id: string, fingerprint: string | null): void;
+  setIdleMarker(id: string, marker: IdleMarker | null): void;
   port(records: readonly DataflowRecord[]): MonitorPort;
   /** Tries to finish deleting `record` (removing it once every replica confirmed). */
   finishDeletion(record: DataflowRecord): Promise<unknown>;
@@ -48,7 +48,7 @@ export async function runDueTicks(host: DueTickHost, schedule: MonitorSchedule, 
   }
   for (const { record, health } of due) {
     const seen = schedule.observe(record, health, startedAtMs);
-    if (seen.flipped) host.setIdleMarker(record.id, seen.idle ? seen.fingerprint : null);
+    if (seen.flipped) host.setIdleMarker(record.id, seen.idle ? seen.marker : null);
   }
   const nowMs = host.now();
   // A recovery with work left continues at once; probes still run between its slices.

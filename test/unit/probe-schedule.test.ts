@@ -37,15 +37,19 @@ describe("the probe schedule", () => {
     expect(nextProbeAtMs(clock, record, healthOf(record, 5, 1_000), null, tuning)).toBe(1_500);
   });
 
-  it("goes idle once no LSN moved for idleAfterMs, then probes every idleProbeMs", () => {
+  it("goes idle once no LSN moved for idleAfterMs, then probes after as long again as it was quiet, at most idleProbeMs apart", () => {
     let clock = observeTick(freshClock(null), record, healthOf(record, 5, 0), 0, tuning);
     for (let at = 500; at < 10_000; at += 500) {
       clock = observeTick(clock, record, healthOf(record, 5, at), at, tuning);
       expect(clock.idle, `at ${at} ms`).toBe(false);
     }
-    clock = observeTick(clock, record, healthOf(record, 5, 10_000), 10_000, tuning);
-    expect(clock.idle).toBe(true);
-    expect(nextProbeAtMs(clock, record, healthOf(record, 5, 10_000), null, tuning)).toBe(70_000);
+    const probes: number[] = [];
+    for (let at = 10_000; at < 300_000; at = nextProbeAtMs(clock, record, healthOf(record, 5, at), null, tuning)) {
+      clock = observeTick(clock, record, healthOf(record, 5, at), at, tuning);
+      expect(clock.idle).toBe(true);
+      probes.push(at);
+    }
+    expect(probes).toEqual([10_000, 20_000, 40_000, 80_000, 140_000, 200_000, 260_000]);
   });
 
   it("comes back to the heartbeat as soon as a probe sees LSN progress", () => {
@@ -83,7 +87,7 @@ describe("the probe schedule", () => {
 
   it("probes at once on a router's report, but not sooner than a miss spacing after the last probe", () => {
     const health = healthOf(record, 5, 0);
-    const idle = { probedAtMs: 0, fingerprint: "x", progressAtMs: -20_000, idle: true };
+    const idle = { probedAtMs: 0, fingerprint: "x", progressAtMs: -60_000, idle: true };
     expect(nextProbeAtMs(idle, record, health, null, tuning)).toBe(60_000);
     expect(nextProbeAtMs(idle, record, health, 30_000, tuning)).toBe(30_000);
     expect(nextProbeAtMs(idle, record, health, 100, tuning)).toBe(250);
@@ -93,7 +97,7 @@ describe("the probe schedule", () => {
 
   it("keeps a dataflow idle across a restart through its stored marker, and only flips it on a change", () => {
     const health = healthOf(record, 5, 0);
-    const marker = observeTick(freshClock(null), record, health, 0, tuning).fingerprint;
+    const marker = { fingerprint: observeTick(freshClock(null), record, health, 0, tuning).fingerprint ?? "", quietSinceMs: -100_000 };
     const schedule = new MonitorSchedule(tuning, () => marker);
     expect(schedule.dueAtMs(record, health)).toBe(Number.NEGATIVE_INFINITY);
     expect(schedule.observe(record, health, 1_000)).toMatchObject({ idle: true, flipped: false });
@@ -179,19 +183,22 @@ describe("the coordinator's alarm step", () => {
       setNow(alarmAt);
       alarmAt = (await runDueTicks(host, schedule, alarmAt, monitorTuning)) ?? Number.POSITIVE_INFINITY;
     }
-    expect(alarmAt).toBe(10_000 + 60_000);
+    // Quiet since the first probe (at 0): next probe after as long again.
+    expect(alarmAt).toBe(20_000);
     const probesWhileActive = counts.probes;
     expect(probesWhileActive).toBe(21 * 8);
-    // An idle hour: one alarm a minute, 8 probes each, no row written.
+    // The next idle hour: probes thinning out to one a minute, 8 calls each, no row written.
     const writesBefore = counts.writes;
-    let alarms = 0;
+    const alarms: number[] = [];
     while (alarmAt <= 10_000 + 3_600_000) {
       setNow(alarmAt);
+      alarms.push(alarmAt);
       alarmAt = (await runDueTicks(host, schedule, alarmAt, monitorTuning)) ?? Number.POSITIVE_INFINITY;
-      alarms += 1;
     }
-    expect(alarms).toBe(60);
-    expect(counts.probes - probesWhileActive).toBe(60 * 8);
+    expect(alarms.slice(0, 4)).toEqual([20_000, 40_000, 80_000, 140_000]);
+    // 20, 40 and 80 s, then every 60 s from 140 s up to 3,610 s: 3 + 58.
+    expect(alarms.length).toBe(61);
+    expect(counts.probes - probesWhileActive).toBe(alarms.length * 8);
     expect(counts.writes - writesBefore).toBe(0);
   });
 

@@ -181,7 +181,7 @@ describe("parseFluxConfig", () => {
     routingCacheMs: 1000,
     maxKeyLength: 256,
     heartbeatMs: 500,
-    idleProbeMs: 60_000,
+    idleProbeMs: 1_800_000,
     idleAfterMs: 10_000,
     probeTimeoutMs: 250,
     failAfterMisses: 2,
