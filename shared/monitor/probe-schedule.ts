@@ -118,6 +118,7 @@ export class MonitorSchedule {
   readonly #clocks = new Map<string, DataflowClock>();
   /** Latest report per replica name ("": about every dataflow), epoch ms. */
   readonly #reports = new Map<string, number>();
+  readonly #hurried = new Set<string>();
   #lastTickAtMs = Number.NEGATIVE_INFINITY;
 
   readonly #tuning: ScheduleTuning;
@@ -141,7 +142,13 @@ export class MonitorSchedule {
 
   /** When `record` is next due, epoch ms (−∞: now). */
   dueAtMs(record: DataflowRecord, health: HealthMap): number {
+    if (this.#hurried.has(record.id)) return Number.NEGATIVE_INFINITY;
     return nextProbeAtMs(this.#clock(record.id), record, health, this.#reportedAtMs(record), this.#tuning);
+  }
+
+  /** Makes `id` due at once until its next tick (a recovery with work left continues right away). */
+  hurry(id: string): void {
+    this.#hurried.add(id);
   }
 
   /**
@@ -152,6 +159,7 @@ export class MonitorSchedule {
     const before = this.#clock(record.id);
     const after = observeTick(before, record, health, startedAtMs, this.#tuning);
     this.#clocks.set(record.id, after);
+    this.#hurried.delete(record.id);
     this.#lastTickAtMs = Math.max(this.#lastTickAtMs, startedAtMs);
     for (const name of replicasToProbe(record)) if ((this.#reports.get(name) ?? Number.POSITIVE_INFINITY) < startedAtMs) this.#reports.delete(name);
     return { idle: after.idle, marker: { fingerprint: after.fingerprint ?? "", quietSinceMs: after.progressAtMs }, flipped: after.idle !== before.idle };

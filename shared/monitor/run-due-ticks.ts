@@ -52,7 +52,10 @@ export async function runDueTicks(host: DueTickHost, schedule: MonitorSchedule, 
   }
   const nowMs = host.now();
   // A recovery with work left continues at once; probes still run between its slices.
-  if (pending) return nowMs;
+  if (pending) {
+    for (const { record } of due) if (record.routes.some((r) => r.status === "recovering")) schedule.hurry(record.id);
+    return nowMs;
+  }
   const dueTimes = live.map((record) => schedule.dueAtMs(record, host.health(record.id)));
   // Deletions still waiting for a replica are retried every heartbeat.
   if (live.length < all.length) dueTimes.push(startedAtMs + tuning.heartbeatMs);

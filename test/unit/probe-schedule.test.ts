@@ -168,7 +168,7 @@ function alarmHost(records: DataflowRecord[]) {
     finishDeletion: async () => undefined,
     now: () => nowMs,
   };
-  return { host, cluster, counts, setNow: (ms: number) => void (nowMs = ms) };
+  return { host, cluster, counts, setNow: (ms: number) => void (nowMs = ms), stored };
 }
 
 describe("the coordinator's alarm step", () => {
@@ -224,5 +224,30 @@ describe("the coordinator's alarm step", () => {
       at = next;
     }
     expect(host.list()[0]?.routes[0]?.primary).toBe(record.routes[0]?.standby);
+  });
+
+  it("continues a recovery with work left at once, not a heartbeat later", async () => {
+    const record = makeRecord("df", spec({ partitions: 1 }));
+    const { host, cluster, counts, setNow } = alarmHost([record]);
+    // A snapshot of many chunks: one tick's share of replica calls cannot copy it.
+    const big = { ...cluster, beginSeed: async (name: string, epoch: number) => {
+      const begun = await cluster.beginSeed(name, epoch);
+      return begun.status === "ok" ? { ...begun, chunks: 500 } : begun;
+    }, readSeedChunk: async () => ({ status: "ok" as const, body: "" }), acceptSeedChunk: async () => ({ status: "ok" as const }) };
+    host.port = () => big;
+    const schedule = new MonitorSchedule(tuning, () => null);
+    const monitorTuning = { ...tuning, failAfterMisses: 1, locationHints: [] };
+    setNow(0);
+    await runDueTicks(host, schedule, 0, monitorTuning);
+    cluster.inject(record.routes[0]?.standby ?? "", "crash");
+    setNow(500);
+    expect(await runDueTicks(host, schedule, 500, monitorTuning)).toBe(500);
+    expect(host.list()[0]?.routes[0]?.recovery?.chunksCopied).toBeGreaterThan(0);
+    const copied = host.list()[0]?.routes[0]?.recovery?.chunksCopied ?? 0;
+    const probes = counts.probes;
+    setNow(510);
+    await runDueTicks(host, schedule, 510, monitorTuning);
+    expect(counts.probes).toBeGreaterThan(probes);
+    expect(host.list()[0]?.routes[0]?.recovery?.chunksCopied).toBeGreaterThan(copied);
   });
 });
