@@ -46,7 +46,7 @@ export const eventsRoutes = new Hono<AppEnv>().post(
       subBatches: routeEvents(record.spec, events, receivedAtMs, config.maxKeyLength),
     }));
     const keep = (p: Promise<unknown>) => waitUntil(c, p);
-    const port = replicaPort(c.env, config, (replica) => reportSuspect(c.env, keep, replica));
+    const port = replicaPort(c.env, config, (replica) => c.var.suspects.verdict(replica, () => reportSuspect(c.env, keep, replica)));
     const results = await writeBatch(port, routed, { producer, seq }, () =>
       routeStream(c.env, c.var.routingCache, stream, true).then((routing) => routing.dataflows),
     ).catch((err: unknown) => {

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { reportingSlowCalls } from "../../functions/slow-call-report.ts";
+import { SuspectReports } from "../../functions/suspect-reports.ts";
 import { MonitorSchedule, type ScheduleTuning } from "../../shared/monitor/probe-schedule.ts";
 import { runDueTicks, type DueTickHost } from "../../shared/monitor/run-due-ticks.ts";
 import { suspectVerdict } from "../../shared/monitor/suspect-verdict.ts";
@@ -65,6 +66,24 @@ describe("reportingSlowCalls", () => {
     await expect(port.applyBatch("df/p0/g0", batch)).resolves.toMatchObject({ status: "applied" });
     await new Promise((r) => setTimeout(r, 40));
     expect(asked).toEqual([]);
+  });
+});
+
+describe("SuspectReports", () => {
+  it("lets concurrent requests share one report per replica, and asks again once it was answered", async () => {
+    const reports = new SuspectReports();
+    let asked = 0;
+    let answer: (v: SuspectVerdict) => void = () => {};
+    const ask = () => ((asked += 1), new Promise<SuspectVerdict>((resolve) => (answer = resolve)));
+    const first = reports.verdict("r", ask);
+    const second = reports.verdict("r", ask);
+    expect(asked).toBe(1);
+    answer("answering");
+    expect(await Promise.all([first, second])).toEqual(["answering", "answering"]);
+    const third = reports.verdict("r", ask);
+    expect(asked).toBe(2);
+    answer("replaced");
+    expect(await third).toBe("replaced");
   });
 });
 
