@@ -31,7 +31,7 @@ export default defineConfig({
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
-              // A dataflow is idle after one probe without progress, then probed once a day.
+              // A dataflow is idle after one probe without progress; idle probes are at most a day apart.
               bindings: { ...TEST_BINDINGS, FLUX_MAX_BATCH_EVENTS: "100", FLUX_MAX_BODY_BYTES: "65536", FLUX_IDLE_AFTER_MS: "0", FLUX_IDLE_PROBE_MS: "86400000" },
             },
           }),
