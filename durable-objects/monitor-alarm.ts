@@ -93,7 +93,8 @@ export class MonitorAlarm {
     } finally {
       // Re-armed in a finally: a tick that throws is retried a heartbeat later; ticks are idempotent.
       if (next === null) await this.#o.storage.deleteAlarm();
-      else await this.arm(next, true);
+      // Unchanged (a tick that found nothing due): no write.
+      else if (next !== this.#alarmAtMs) await this.arm(next, true);
       this.#settleSuspects();
     }
   }
