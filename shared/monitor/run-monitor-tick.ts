@@ -72,8 +72,9 @@ async function tickDataflow(tick: Tick, record: DataflowRecord, health: HealthMa
   );
   const attached = await advanceRecoveries(tick, record, health, errors.report);
   await store.save(record, health);
-  // A standby was attached under a new epoch: tell both replicas now, not a heartbeat later.
-  if (attached) await reconcile(port, record, probes, errors.report);
+  // A standby was attached under a new epoch: tell both replicas now, not a heartbeat later
+  // (the fresh one was not among this tick's probes: ask it now).
+  if (attached) await reconcile(port, record, new Map([...probes, ...(await probeAll(port, freshReplicas(record)))]), errors.report);
   // Last, so a slow tick write never delays fail-over or recovery; only to replicas that answered.
   await sendClockTicks(port, record, nowMs, (name) => statusOf(probes, name) !== null, errors.report);
   if (errors.takeUnsaved()) await store.save(record, health);
@@ -98,6 +99,11 @@ async function advanceRecoveries(tick: Tick, record: DataflowRecord, health: Hea
     }
   }
   return attached;
+}
+
+/** Replicas being seeded or attached, which this tick's probes may predate. */
+function freshReplicas(record: DataflowRecord): string[] {
+  return record.routes.flatMap((route) => (route.recovery ? [route.recovery.replica] : []));
 }
 
 function statusOf(probes: ReadonlyMap<string, ProbeResult>, name: string) {
