@@ -5,8 +5,8 @@ import { z } from "zod";
 export const ProducerHeadersSchema = z.object({
   "flux-producer-id": z
     .string({ error: "Flux-Producer-Id header is required" })
-    .min(1)
-    .max(128)
+    .min(1, "Flux-Producer-Id must not be empty")
+    .max(128, "Flux-Producer-Id must be at most 128 characters")
     .regex(/^[A-Za-z0-9_.:-]+$/, "Flux-Producer-Id: use letters, digits, '_', '.', ':' or '-'"),
   "flux-seq": z
     .string({ error: "Flux-Seq header is required" })
