@@ -1,0 +1,46 @@
+/**
+ * What docs/API.md and the OpenAPI document promise, checked from outside through the
+ * Worker: the mismatches an outside review found, each pinned here.
+ */
+import { describe, expect, it } from "vitest";
+import { call, clicksSpec, createDataflow, postEvents, uniqueName } from "../helpers/api.ts";
+
+async function errorOf(res: Response): Promise<{ status: number; code: string; message: string }> {
+  const body = (await res.json()) as { error: { code: string; message: string } };
+  return { status: res.status, code: body.error.code, message: body.error.message };
+}
+
+describe("validation messages name what is wrong", () => {
+  it("an unknown query parameter is not called a body field", async () => {
+    const { id } = await createDataflow();
+    for (const path of [`/v1/dataflows/${id}/results?colour=red`, "/v1/status?colour=red", `/v1/dataflows/${id}/subscribe?colour=red`]) {
+      const error = await errorOf(await call("GET", path));
+      expect(error).toMatchObject({ status: 400, code: "INVALID_REQUEST" });
+      expect(error.message).toBe("invalid query string: unknown field 'colour'");
+    }
+  }, 20_000);
+
+  it("a name too long or starting with '-' or '.' is refused, saying why", async () => {
+    const tooLong = await errorOf(await call("PUT", `/v1/dataflows/${"a".repeat(65)}`, clicksSpec("s")));
+    expect(tooLong).toMatchObject({ status: 400, code: "INVALID_REQUEST", message: "invalid path: id: must be at most 64 characters long" });
+    for (const name of ["-a", ".a"]) {
+      const error = await errorOf(await call("PUT", `/v1/dataflows/${name}`, clicksSpec("s")));
+      expect(error).toMatchObject({ status: 400, code: "INVALID_REQUEST" });
+      expect(error.message).toContain("starting with a letter, digit or '_'");
+      expect((await call("GET", `/v1/dataflows/${name}`)).status).toBe(400);
+    }
+  });
+
+  it("a Flux-Producer-Id over 128 characters is called too long, not missing", async () => {
+    const { stream } = await createDataflow();
+    const error = await errorOf(await postEvents(stream, "p".repeat(129), 1, [{ page: "a", ts: 1, bytes: 1 }]));
+    expect(error).toMatchObject({ status: 400, code: "INVALID_REQUEST", message: "invalid headers: flux-producer-id: Flux-Producer-Id must be at most 128 characters" });
+    expect((await postEvents(stream, "p".repeat(128), 1, [{ page: "a", ts: 1, bytes: 1 }])).status).toBe(200);
+  });
+
+  it("a key list of more than 8 fields says so", async () => {
+    const error = await errorOf(await call("PUT", `/v1/dataflows/${uniqueName("df")}`, clicksSpec("s", { key: ["a", "b", "c", "d", "e", "f", "g", "h", "i"] })));
+    expect(error).toMatchObject({ status: 400, code: "INVALID_REQUEST" });
+    expect(error.message).toContain("key: must have at most 8 entries");
+  });
+});
