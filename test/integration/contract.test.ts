@@ -44,3 +44,40 @@ describe("validation messages name what is wrong", () => {
     expect(error.message).toContain("key: must have at most 8 entries");
   });
 });
+
+type Param = { name: string; in: string; schema: { pattern?: string } };
+type Operation = { parameters?: Param[]; requestBody?: { content: Record<string, { schema: { minItems?: number } }> }; responses: Record<string, { headers?: Record<string, unknown> }> };
+
+async function openApi(): Promise<{ paths: Record<string, Record<string, Operation>> }> {
+  return (await (await call("GET", "/v1/openapi.json")).json()) as { paths: Record<string, Record<string, Operation>> };
+}
+
+describe("the OpenAPI document admits what the server accepts", () => {
+  it("results `limit`: the pattern matches exactly the values the server takes", async () => {
+    const doc = await openApi();
+    const limit = doc.paths["/v1/dataflows/{id}/results"]?.get?.parameters?.find((p) => p.name === "limit");
+    const pattern = new RegExp(limit?.schema.pattern ?? "^$");
+    const { id } = await createDataflow();
+    for (const value of ["1", "999", "1000", "9999", "10000", "10001", "99999", "0", "01", "100000"]) {
+      const status = (await call("GET", `/v1/dataflows/${id}/results?limit=${value}`)).status;
+      expect({ value, accepted: status === 200 }).toEqual({ value, accepted: pattern.test(value) });
+    }
+  }, 20_000);
+
+  it("an events body is a non-empty array, and every 503 declares Retry-After", async () => {
+    const doc = await openApi();
+    const post = doc.paths["/v1/streams/{stream}/events"]?.post;
+    expect(post?.requestBody?.content["application/json"]?.schema.minItems).toBe(1);
+    const { stream } = await createDataflow();
+    expect(await errorOf(await postEvents(stream, "p", 1, []))).toMatchObject({ status: 400, code: "INVALID_REQUEST" });
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        if (method === "parameters" || path === "/v1/openapi.json") continue;
+        expect(Object.keys(operation.responses["503"]?.headers ?? {}), `${method} ${path}`).toEqual(["Retry-After"]);
+        expect(Object.keys(operation.responses["401"]?.headers ?? {}), `${method} ${path}`).toEqual(["WWW-Authenticate"]);
+      }
+    }
+    const unauthorized = await call("GET", "/v1/status", undefined, { authorization: "Bearer wrong" });
+    expect(unauthorized.headers.get("www-authenticate")).toBe('Bearer realm="flux"');
+  }, 20_000);
+});
