@@ -11,6 +11,7 @@ export const ProducerHeadersSchema = z.object({
   "flux-seq": z
     .string({ error: "Flux-Seq header is required" })
     .regex(/^[1-9][0-9]{0,15}$/, "Flux-Seq must be a positive decimal integer")
+    .meta({ description: "the batch's number for this producer: a positive integer, at most 2^53 - 1 (9007199254740991)" })
     .transform(Number)
     .refine(Number.isSafeInteger, "Flux-Seq must be at most 2^53 - 1"),
 });

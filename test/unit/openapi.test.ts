@@ -78,6 +78,11 @@ describe("buildOpenApi describes exactly what the server does (issue 11, defect 
     }
   });
 
+  it("says the largest Flux-Seq, which its pattern alone cannot", () => {
+    const seq = (operation("/v1/streams/{stream}/events", "post")?.parameters ?? []).find((p) => p.name === "flux-seq") as { schema: { description?: string } } | undefined;
+    expect(seq?.schema.description).toContain("9007199254740991");
+  });
+
   it("bounds path parameters with the server's own patterns and lengths", () => {
     const id = (doc.paths["/v1/dataflows/{id}"]?.parameters as { schema: { pattern: string; maxLength: number } }[] | undefined)?.[0]?.schema;
     expect(id?.maxLength).toBe(64);
