@@ -106,6 +106,7 @@ const specStructure = (names: FieldNames) =>
     .record(NameSchema, aggregateSpecSchema(names.field))
     .refine((aggregates) => Object.keys(aggregates).length > 0, "at least one aggregate")
     .refine((aggregates) => Object.keys(aggregates).length <= 32, "at most 32 aggregates")
+    .meta({ minProperties: 1, maxProperties: 32 })
     .optional(),
   operator: OperatorRefSchema.optional(),
   /**

@@ -78,6 +78,12 @@ describe("buildOpenApi describes exactly what the server does (issue 11, defect 
     }
   });
 
+  it("bounds the number of aggregates and of stream fields as the server does", () => {
+    const body = (path: string) => (operation(path, "put") as { requestBody?: { content: Record<string, { schema: { properties: Record<string, { minProperties?: number; maxProperties?: number }> } }> } } | undefined)?.requestBody?.content["application/json"]?.schema.properties;
+    expect(body("/v1/dataflows/{id}")?.aggregates).toMatchObject({ minProperties: 1, maxProperties: 32 });
+    expect(body("/v1/streams/{stream}")?.fields).toMatchObject({ minProperties: 1, maxProperties: 200 });
+  });
+
   it("says the largest Flux-Seq, which its pattern alone cannot", () => {
     const seq = (operation("/v1/streams/{stream}/events", "post")?.parameters ?? []).find((p) => p.name === "flux-seq") as { schema: { description?: string } } | undefined;
     expect(seq?.schema.description).toContain("9007199254740991");
