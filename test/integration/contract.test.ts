@@ -3,7 +3,7 @@
  * Worker: the mismatches an outside review found, each pinned here.
  */
 import { describe, expect, it } from "vitest";
-import { call, clicksSpec, createDataflow, postEvents, uniqueName } from "../helpers/api.ts";
+import { call, clicksSpec, createDataflow, postEvents, subscribe, uniqueName } from "../helpers/api.ts";
 
 async function errorOf(res: Response): Promise<{ status: number; code: string; message: string }> {
   const body = (await res.json()) as { error: { code: string; message: string } };
@@ -79,5 +79,17 @@ describe("the OpenAPI document admits what the server accepts", () => {
     }
     const unauthorized = await call("GET", "/v1/status", undefined, { authorization: "Bearer wrong" });
     expect(unauthorized.headers.get("www-authenticate")).toBe('Bearer realm="flux"');
+  }, 20_000);
+});
+
+describe("subscribe cursors", () => {
+  it("Last-Event-ID wins over ?cursor= (a reconnecting EventSource keeps its first URL)", async () => {
+    const { id, stream } = await createDataflow({ partitions: 1, window: { kind: "tumbling", sizeMs: 1_000 } });
+    for (let second = 0; second < 4; second++) expect((await postEvents(stream, "p", second + 1, [{ page: "a", ts: second * 1_000, bytes: 1 }])).status).toBe(200);
+    const all = await subscribe(id, 300);
+    expect(all.map((e) => e.id)).toEqual(["1", "2", "3"]);
+    const res = await call("GET", `/v1/dataflows/${id}/subscribe?maxMs=300&cursor=0`, undefined, { "last-event-id": "2" });
+    const ids = (await res.text()).split("\n").filter((line) => line.startsWith("id: ")).map((line) => line.slice(4));
+    expect(ids).toEqual(["3"]);
   }, 20_000);
 });
