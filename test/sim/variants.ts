@@ -42,13 +42,13 @@ export const VARIANTS = {
   "unstable-outputs": {
     what: "the primary treats entries as stable before the standby holds them",
     breaks: ["stable-prefix"],
-    runs: [{ bound: 5 }, { bothDown: true, bound: 5 }, { workload: "heavy-hitters", bound: 5 }, { workload: "ticks", bound: 10 }],
+    runs: [{ bound: 5 }, { bothDown: true, bound: 5 }, { workload: "heavy-hitters", bound: 5 }, { workload: "ticks", bound: 5 }],
     hooks: () => ({ applyBatch: applyUnstable }),
   },
   "out-of-order-standby": {
     what: "the standby applies entries past a gap instead of waiting for it to be filled",
     breaks: ["stable-log"],
-    runs: [{ bound: 15 }, { bothDown: true, bound: 15 }, { workload: "ticks", bound: 5 }],
+    runs: [{ bound: 5 }, { bothDown: true, bound: 5 }, { workload: "ticks", bound: 5 }],
     hooks: () => ({ replicate: pastGaps }),
   },
   "standby-acks-early": {
