@@ -16,7 +16,8 @@ import { DataflowRecordSchema, HealthMapSchema, type DataflowRecord, type Health
 import { specProblems, type SchemaProblem, type StreamRecord, type StreamSchema } from "../shared/wire/stream-schema.ts";
 import { declareStream, listStreams, readStream, type PutStreamResult } from "./stream-store.ts";
 import { destroyReplicas, highestEpoch } from "./dataflow-deletion.ts";
-import { monitorPort } from "./replica-client.ts";
+import { countedKv } from "../platform/counted-sql.ts";
+import { monitorPort } from "../platform/replica-ports.ts";
 
 const DATAFLOW = "dataflow:";
 const HEALTH = "health:";
@@ -30,6 +31,8 @@ type PutDataflowResult =
 
 export class Coordinator extends DurableObject<Env> {
   readonly #config: FluxConfig = parseFluxConfig(this.env);
+  /** Storage with every key read and written counted (issue 12). */
+  readonly #kv = countedKv(this.ctx.storage.kv);
   /** Serialises writers (creation and monitor ticks) across their awaits. */
   #lock: Promise<unknown> = Promise.resolve();
 
@@ -42,12 +45,12 @@ export class Coordinator extends DurableObject<Env> {
       const existing = this.#read(id);
       if (existing?.deleting) return { status: "deleting", record: existing };
       if (existing && !isSameSpec(existing.spec, spec)) return { status: "conflict", record: existing };
-      const declared = readStream(this.ctx.storage.kv, spec.stream);
+      const declared = readStream(this.#kv, spec.stream);
       const problems = !existing && declared ? specProblems(declared.schema, spec) : [];
       if (problems.length > 0) return { status: "invalid", problems };
       const firstEpoch = this.#tombstone(id) + 1;
       const record = existing ?? planDataflow(id, spec, Date.now(), this.#config.locationHints, firstEpoch);
-      if (!existing) this.ctx.storage.kv.put(DATAFLOW + id, record);
+      if (!existing) this.#kv.put(DATAFLOW + id, record);
       if (!record.ready) {
         const port = this.#port([record]);
         await Promise.all(
@@ -59,7 +62,7 @@ export class Coordinator extends DurableObject<Env> {
           ),
         );
         record.ready = true;
-        this.ctx.storage.kv.put(DATAFLOW + id, record);
+        this.#kv.put(DATAFLOW + id, record);
         await this.#armAlarm(Date.now() + this.#config.heartbeatMs);
       }
       return { status: existing?.ready ? "unchanged" : "created", record };
@@ -75,7 +78,7 @@ export class Coordinator extends DurableObject<Env> {
       const record = this.#read(id);
       if (!record) return { status: "not-found" };
       record.deleting = true;
-      this.ctx.storage.kv.put(DATAFLOW + id, record);
+      this.#kv.put(DATAFLOW + id, record);
       const pending = await this.#finishDeletion(record);
       return { status: pending.length === 0 ? "deleted" : "deleting", stream: record.spec.stream, pending };
     });
@@ -83,21 +86,21 @@ export class Coordinator extends DurableObject<Env> {
 
   /** Declares (or replaces) a stream's schema, unless a dataflow reading it would no longer fit. */
   async putStream(name: string, schema: StreamSchema): Promise<PutStreamResult> {
-    return this.#exclusive(async () => declareStream(this.ctx.storage.kv, name, schema, await this.listDataflows()));
+    return this.#exclusive(async () => declareStream(this.#kv, name, schema, await this.listDataflows()));
   }
 
   async getStream(name: string): Promise<StreamRecord | null> {
-    return readStream(this.ctx.storage.kv, name);
+    return readStream(this.#kv, name);
   }
 
   async listStreams(): Promise<StreamRecord[]> {
-    return listStreams(this.ctx.storage.kv);
+    return listStreams(this.#kv);
   }
 
   /** What a router needs to accept a batch for `stream`: its ready dataflows and its declared schema. */
   async routeStream(stream: string): Promise<StreamRouting> {
     const dataflows = (await this.listDataflows()).filter((record) => record.ready && !record.deleting && record.spec.stream === stream);
-    return { dataflows, schema: readStream(this.ctx.storage.kv, stream)?.schema ?? null };
+    return { dataflows, schema: readStream(this.#kv, stream)?.schema ?? null };
   }
 
   async getDataflow(id: string): Promise<DataflowRecord | null> {
@@ -105,7 +108,7 @@ export class Coordinator extends DurableObject<Env> {
   }
 
   async listDataflows(): Promise<DataflowRecord[]> {
-    return [...this.ctx.storage.kv.list({ prefix: DATAFLOW })].map(([, value]) => DataflowRecordSchema.parse(value));
+    return [...this.#kv.list({ prefix: DATAFLOW })].map(([, value]) => DataflowRecordSchema.parse(value));
   }
 
   /** Per replica, what the monitor last saw. */
@@ -132,8 +135,8 @@ export class Coordinator extends DurableObject<Env> {
       const port = this.#port(records.map(({ record }) => record));
       const store = {
         save: async (record: DataflowRecord, health: HealthMap) => {
-          this.ctx.storage.kv.put(DATAFLOW + record.id, record);
-          this.ctx.storage.kv.put(HEALTH + record.id, health);
+          this.#kv.put(DATAFLOW + record.id, record);
+          this.#kv.put(HEALTH + record.id, health);
         },
       };
       pending = (await runMonitorTick(port, store, records, Date.now(), this.#config)).recoveryPending;
@@ -146,20 +149,20 @@ export class Coordinator extends DurableObject<Env> {
   async #finishDeletion(record: DataflowRecord): Promise<string[]> {
     const pending = await destroyReplicas(this.env, record, this.#config.replicaTimeoutMs);
     if (pending.length === 0) {
-      this.ctx.storage.kv.put(TOMBSTONE + record.id, Math.max(this.#tombstone(record.id), highestEpoch(record)));
-      this.ctx.storage.kv.delete(DATAFLOW + record.id);
-      this.ctx.storage.kv.delete(HEALTH + record.id);
+      this.#kv.put(TOMBSTONE + record.id, Math.max(this.#tombstone(record.id), highestEpoch(record)));
+      this.#kv.delete(DATAFLOW + record.id);
+      this.#kv.delete(HEALTH + record.id);
     }
     return pending;
   }
 
   /** The highest epoch a deleted dataflow of this id reached (0: none). */
   #tombstone(id: string): number {
-    return z.number().int().min(0).parse(this.ctx.storage.kv.get(TOMBSTONE + id) ?? 0);
+    return z.number().int().min(0).parse(this.#kv.get(TOMBSTONE + id) ?? 0);
   }
 
   #read(id: string): DataflowRecord | null {
-    const value = this.ctx.storage.kv.get(DATAFLOW + id);
+    const value = this.#kv.get(DATAFLOW + id);
     return value === undefined ? null : DataflowRecordSchema.parse(value);
   }
 
@@ -169,7 +172,7 @@ export class Coordinator extends DurableObject<Env> {
    * than stopping every monitor tick.
    */
   #health(id: string): HealthMap {
-    const parsed = HealthMapSchema.safeParse(this.ctx.storage.kv.get(HEALTH + id) ?? {});
+    const parsed = HealthMapSchema.safeParse(this.#kv.get(HEALTH + id) ?? {});
     return parsed.success ? parsed.data : {};
   }
 

@@ -5,7 +5,7 @@
  */
 import { replicasToProbe } from "../shared/monitor/plan-monitor-tick.ts";
 import type { DataflowRecord } from "../shared/wire/routing.ts";
-import { withDeadline } from "./replica-client.ts";
+import { replicaStub, withDeadline } from "../platform/object-calls.ts";
 
 /** Tells every replica of `record` to drop its state. @returns the replicas that did not confirm. */
 export async function destroyReplicas(env: Env, record: DataflowRecord, timeoutMs: number): Promise<string[]> {
@@ -13,7 +13,7 @@ export async function destroyReplicas(env: Env, record: DataflowRecord, timeoutM
   const outcomes = await Promise.all(
     names.map(async (name) => {
       try {
-        await withDeadline(async () => env.PARTITION_REPLICA.getByName(name).destroy(), timeoutMs, `replica ${name} (destroy)`);
+        await withDeadline(async () => replicaStub(env, name).destroy(), timeoutMs, `replica ${name} (destroy)`);
         return null;
       } catch {
         return name;

@@ -8,6 +8,7 @@ import { parseFluxConfig, type FluxConfig } from "../shared/config.ts";
 import { FluxError } from "../shared/errors.ts";
 import { buildOpenApi } from "../shared/openapi.ts";
 import { RoutingCache } from "../shared/router/routing-cache.ts";
+import { countWorkerRequest } from "../platform/counters.ts";
 import type { AppEnv } from "./app-env.ts";
 import { requireBearer } from "./auth.ts";
 import { errorResponse, onError, onNotFound } from "./http-errors.ts";
@@ -24,6 +25,10 @@ import { subscribeRoutes } from "./routes/subscribe.ts";
 export function createApp(): Hono<AppEnv> {
   let cache: { config: FluxConfig; routing: RoutingCache } | undefined;
   const app = new Hono<AppEnv>();
+  app.use("*", async (_c, next) => {
+    countWorkerRequest();
+    await next();
+  });
   app.onError(onError);
   app.notFound(onNotFound);
   app.get("/", (c) => c.json({ name: "flux-on-workers", api: "/v1", docs: "see README.md" }));

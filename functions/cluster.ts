@@ -3,10 +3,10 @@
  * retryable 503, never a 500), replicas with deadlines, and routing through the
  * per-isolate cache. While the coordinator is down, cached routing keeps ingest going.
  */
-import { replicaPort as replicaPortWithDeadline } from "../durable-objects/replica-client.ts";
+import { coordinatorStub } from "../platform/object-calls.ts";
+import { replicaPort as replicaPortWithDeadline } from "../platform/replica-ports.ts";
 import type { FluxConfig } from "../shared/config.ts";
 import { FluxError } from "../shared/errors.ts";
-import { COORDINATOR_NAME } from "../shared/names.ts";
 import type { RoutingCache, StreamRouting } from "../shared/router/routing-cache.ts";
 import type { ReplicaPort } from "../shared/router/write-partition.ts";
 import type { DataflowRecord } from "../shared/wire/routing.ts";
@@ -18,10 +18,6 @@ export async function askCoordinator<T>(env: Env, run: (coordinator: ReturnType<
   } catch (err) {
     throw new FluxError("UNAVAILABLE", `the coordinator did not answer: ${err instanceof Error ? err.message : String(err)}`, undefined, { cause: err });
   }
-}
-
-function coordinatorStub(env: Env) {
-  return env.COORDINATOR.getByName(COORDINATOR_NAME);
 }
 
 /** A dataflow that can be read from: present and not being deleted; otherwise 404. */

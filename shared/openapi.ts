@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { ErrorEnvelopeSchema } from "./errors.ts";
-import { FaultRequestSchema } from "./wire/admin.ts";
+import { CountersSchema, FaultRequestSchema } from "./wire/admin.ts";
 import {
   DataflowListResponseSchema,
   DataflowResponseSchema,
@@ -149,6 +149,13 @@ export function buildOpenApi(): Record<string, unknown> {
           parameters: [pathParam("name", "replica name, URL-encoded")],
           requestBody: { required: true, content: json(FaultRequestSchema, "input") },
           responses: { "200": ok("injected", FaultResponseSchema), "404": error("faults disabled, or no such replica"), ...common },
+        },
+      },
+      "/v1/admin/counters": {
+        get: {
+          summary:
+            "This isolate's cost counters since it started: Durable Object calls by method, SQLite rows read and written, Worker requests (only when FLUX_ENABLE_FAULTS is true; admin token). Locally one workerd isolate runs the Worker and every object, so they count everything",
+          responses: { "200": ok("counters", CountersSchema), "404": error("faults disabled"), ...common },
         },
       },
       "/v1/openapi.json": { get: { summary: "This document", security: [], responses: { "200": { description: "OpenAPI 3.1" } } } },

@@ -4,8 +4,7 @@
  * recoveries. Replicas are asked live, with a deadline; one that does not answer says so.
  */
 import { Hono } from "hono";
-import { withDeadline } from "../../durable-objects/replica-client.ts";
-import type { LocationHint } from "../../shared/config.ts";
+import { replicaStub, withDeadline } from "../../platform/object-calls.ts";
 import type { StatusResponse } from "../../shared/wire/api.ts";
 import type { ReplicaStatus } from "../../shared/wire/replica-rpc.ts";
 import type { DataflowRecord, HealthMap } from "../../shared/wire/routing.ts";
@@ -19,7 +18,7 @@ export const statusRoutes = new Hono<AppEnv>().get("/", async (c) => {
   const timeoutMs = c.var.config.probeTimeoutMs * 4;
   const ask = async (name: string, hint: string | null): Promise<ReplicaStatus | { error: string }> => {
     // The hint matters when this call is the first to reach a fresh replica: it places it.
-    const stub = c.env.PARTITION_REPLICA.getByName(name, hint ? { locationHint: hint as LocationHint } : undefined);
+    const stub = replicaStub(c.env, name, hint);
     try {
       const status = await withDeadline(async () => stub.status(), timeoutMs, `replica ${name}`);
       return status ?? { error: "no state (never initialised, or storage lost)" };

@@ -1,34 +1,16 @@
 /**
- * Calls to replica Durable Objects with deadlines, as the ports the shared protocol
+ * Calls to replica Durable Objects with deadlines (counted, see object-calls.ts), as the ports the shared protocol
  * code expects: `ReplicaPort` for routers, `MonitorPort` for the monitor. A call that
  * misses its deadline rejects, exactly like one that failed.
  */
-import type { LocationHint } from "../shared/config.ts";
 import type { MonitorPort } from "../shared/monitor/monitor-port.ts";
 import type { ReplicaPort } from "../shared/router/write-partition.ts";
-
-/**
- * Runs `call` and rejects when it has not settled within `ms`. `call` is an async function
- * so that a stub's union of promise types settles into one promise of a union.
- */
-export function withDeadline<T>(call: () => Promise<T>, ms: number, what: string): Promise<T> {
-  const promise = call();
-  let timer: number | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, deadline]).finally(() => {
-    if (timer !== undefined) clearTimeout(timer);
-  });
-}
+import { replicaStub, withDeadline } from "./object-calls.ts";
 
 type HintOf = (name: string) => string | null | undefined;
 
 function stubFor(env: Env, hintOf: HintOf) {
-  return (name: string) => {
-    const hint = hintOf(name);
-    return env.PARTITION_REPLICA.getByName(name, hint ? { locationHint: hint as LocationHint } : undefined);
-  };
+  return (name: string) => replicaStub(env, name, hintOf(name));
 }
 
 /** Replica RPCs for routers, each bounded by `timeoutMs`. */

@@ -1,0 +1,33 @@
+/** `GET /v1/admin/counters` (issue 12): this isolate's calls, rows and Worker requests, behind the admin token. */
+import { describe, expect, it } from "vitest";
+import { CountersSchema } from "../../shared/wire/admin.ts";
+import { call, createDataflow, postEvents } from "../helpers/api.ts";
+
+const ADMIN = { authorization: "Bearer test-admin-token" };
+
+async function counters() {
+  const res = await call("GET", "/v1/admin/counters", undefined, ADMIN);
+  expect(res.status).toBe(200);
+  return CountersSchema.parse(await res.json());
+}
+
+describe("the counters endpoint", () => {
+  it("counts one posted batch's Worker request, replica calls and rows", async () => {
+    const { stream } = await createDataflow({ partitions: 1, replication: 2 });
+    const before = await counters();
+    const res = await postEvents(stream, "p", 1, [{ page: "a", ts: 1, bytes: 3 }]);
+    expect(res.status).toBe(200);
+    const after = await counters();
+    // The POST and the second GET.
+    expect(after.workerRequests - before.workerRequests).toBe(2);
+    expect(after.callsTotal).toBeGreaterThan(before.callsTotal);
+    expect(after.callsTotal).toBe(Object.values(after.calls).reduce((a, b) => a + b, 0));
+    expect(after.rowsWritten).toBeGreaterThan(before.rowsWritten);
+    expect(after.rowsRead).toBeGreaterThanOrEqual(before.rowsRead);
+  });
+
+  it("refuses the API token", async () => {
+    const res = await call("GET", "/v1/admin/counters");
+    expect(res.status).toBe(401);
+  });
+});
