@@ -7,7 +7,7 @@ import { recordSeq } from "../dedup.ts";
 import { compileDataflow } from "../operators/compile.ts";
 import type { Emit, LiveOperator } from "../operators/operator.ts";
 import type { Checkpoint, DedupState, LogEntry, ReplicaMeta } from "../wire/persisted.ts";
-import type { NumberedOutput } from "../wire/replica-rpc.ts";
+import type { NumberedOutput, ReplicaStatus } from "../wire/replica-rpc.ts";
 import type { FluxRecord, WindowResult } from "../wire/window-result.ts";
 import { tickTimeOf } from "./clock-ticks.ts";
 
@@ -37,6 +37,8 @@ export interface ReplicaEffects {
   checkpoint?: { lsn: number; body: string };
   /** Log entries with LSN ≤ this may be deleted. */
   trimLogThrough?: number;
+  /** Records the operator dropped as too late, by LSN, for entries applied in this step (none: 0). */
+  late?: Map<number, number>;
 }
 
 /** Tuning a replica needs from {@link FluxConfig}. */
@@ -51,6 +53,14 @@ export function emptyReplicaState(meta: ReplicaMeta, checkpoint?: Checkpoint): R
   const operator = compiled.bind(checkpoint?.operator);
   const dedup = checkpoint?.dedup ?? {};
   return { meta, operator, maxWindowMs: compiled.maxWindowMs, dedup, pending: [], sinceCheckpoint: 0, charsSinceCheckpoint: 0, lastCheckpointChars: 0 };
+}
+
+/** A replica's progress, for probes and status pages. */
+export function statusOf(state: ReplicaState): ReplicaStatus {
+  const { name, dataflowId, partition, role, epoch, hasStandby, standby, holdLogAfterLsn, configVersion } = state.meta;
+  const { lsn, appliedLsn, standbyAckLsn, checkpointLsn, outputSeq } = state.meta;
+  const progress = { lsn, appliedLsn, standbyAckLsn, checkpointLsn, outputSeq, lateRecords: state.operator.lateRecords() };
+  return { name, dataflowId, partition, role, epoch, hasStandby, standby, holdLogAfterLsn, configVersion, ...progress };
 }
 
 /**

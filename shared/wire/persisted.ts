@@ -21,6 +21,8 @@ export const ReplicaMetaSchema = z.object({
   epoch: z.number().int().min(1),
   /** Whether a standby must acknowledge an entry before it counts as stable. */
   hasStandby: z.boolean(),
+  /** The standby a primary forwards to (null: none; older records lack it until configured again). */
+  standby: z.string().nullable().default(null),
   /** Highest LSN logged here. */
   lsn: z.number().int().min(0),
   /** Highest LSN applied to the operator: the stable prefix. */
