@@ -1,8 +1,10 @@
 /** The Hono environment shared by every route: bindings plus per-request config and cache. */
 import type { FluxConfig } from "../shared/config.ts";
 import type { RoutingCache } from "../shared/router/routing-cache.ts";
+import type { WriteCoalescer } from "../shared/router/write-coalescer.ts";
 
 export interface AppEnv {
   Bindings: Env;
-  Variables: { config: FluxConfig; routingCache: RoutingCache };
+  /** `coalescer`: the isolate's batching of concurrent writes to the same primary (issue 12). */
+  Variables: { config: FluxConfig; routingCache: RoutingCache; coalescer: WriteCoalescer };
 }

@@ -1,6 +1,6 @@
 /**
  * Builds the Hono app: error envelope, `/v1` access control, config parsing and the
- * resource routes. One app per isolate; its routing cache lives in the closure.
+ * resource routes. One app per isolate; its routing cache and write coalescer live in the closure.
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -8,6 +8,8 @@ import { parseFluxConfig, type FluxConfig } from "../shared/config.ts";
 import { FluxError } from "../shared/errors.ts";
 import { buildOpenApi } from "../shared/openapi.ts";
 import { RoutingCache } from "../shared/router/routing-cache.ts";
+import type { WriteCoalescer } from "../shared/router/write-coalescer.ts";
+import { newCoalescer } from "./cluster.ts";
 import { countWorkerRequest } from "../platform/counters.ts";
 import type { AppEnv } from "./app-env.ts";
 import { requireBearer } from "./auth.ts";
@@ -23,7 +25,7 @@ import { subscribeRoutes } from "./routes/subscribe.ts";
 
 /** Creates the Worker's app. */
 export function createApp(): Hono<AppEnv> {
-  let cache: { config: FluxConfig; routing: RoutingCache } | undefined;
+  let cache: { config: FluxConfig; routing: RoutingCache; coalescer: WriteCoalescer } | undefined;
   const app = new Hono<AppEnv>();
   app.use("*", async (_c, next) => {
     countWorkerRequest();
@@ -36,10 +38,12 @@ export function createApp(): Hono<AppEnv> {
   app.use("/v1/*", async (c, next) => {
     if (!cache) {
       const config = parseFluxConfig(c.env);
-      cache = { config, routing: new RoutingCache(config.routingCacheMs) };
+      // Bindings are the same for every request of an isolate, so one port serves them all.
+      cache = { config, routing: new RoutingCache(config.routingCacheMs), coalescer: newCoalescer(c.env, config) };
     }
     c.set("config", cache.config);
     c.set("routingCache", cache.routing);
+    c.set("coalescer", cache.coalescer);
     await next();
   });
   // The API description is public; admin routes carry their own token (FLUX_ADMIN_TOKEN).

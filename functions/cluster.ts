@@ -8,6 +8,7 @@ import { replicaPort as replicaPortWithDeadline } from "../platform/replica-port
 import type { FluxConfig } from "../shared/config.ts";
 import { FluxError } from "../shared/errors.ts";
 import type { RoutingCache, StreamRouting } from "../shared/router/routing-cache.ts";
+import { WriteCoalescer } from "../shared/router/write-coalescer.ts";
 import type { ReplicaPort } from "../shared/router/write-partition.ts";
 import type { DataflowRecord } from "../shared/wire/routing.ts";
 
@@ -30,6 +31,17 @@ export async function readableDataflow(env: Env, id: string): Promise<DataflowRe
 /** Replica RPCs bounded by the configured replica timeout. */
 export function replicaPort(env: Env, config: FluxConfig): ReplicaPort {
   return replicaPortWithDeadline(env, config.replicaTimeoutMs);
+}
+
+/** The isolate's write coalescer: bounds, a 1 ms poll, and a give-up just past the replica timeout. */
+export function newCoalescer(env: Env, config: FluxConfig): WriteCoalescer {
+  return new WriteCoalescer(replicaPort(env, config), {
+    maxBatches: 64,
+    maxChars: 4_000_000,
+    pollMs: 1,
+    giveUpMs: 2 * config.replicaTimeoutMs,
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  });
 }
 
 /** Tells the monitor a replica call failed, so it probes now; never fails the request. */

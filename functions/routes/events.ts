@@ -13,10 +13,9 @@ import { NameSchema } from "../../shared/wire/dataflow-spec.ts";
 import { ProducerHeadersSchema, type IngestResponse } from "../../shared/wire/ingest.ts";
 import type { AppEnv } from "../app-env.ts";
 import { checkStreamEvents } from "../../shared/ingest/check-stream-events.ts";
-import { replicaPort, reportFailure, routeStream } from "../cluster.ts";
+import { reportFailure, routeStream } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
 import { writeBatch } from "../../shared/router/write-batch.ts";
-import { sendAlone } from "../../shared/router/write-partition.ts";
 
 export const eventsRoutes = new Hono<AppEnv>().post(
   "/:stream/events",
@@ -46,7 +45,7 @@ export const eventsRoutes = new Hono<AppEnv>().post(
       record,
       subBatches: routeEvents(record.spec, events, receivedAtMs, config.maxKeyLength),
     }));
-    const results = await writeBatch(sendAlone(replicaPort(c.env, config)), routed, { producer, seq }, () =>
+    const results = await writeBatch(c.var.coalescer.send, routed, { producer, seq }, () =>
       routeStream(c.env, c.var.routingCache, stream, true).then((routing) => routing.dataflows),
     ).catch((err: unknown) => {
       if (err instanceof FluxError && err.code === "UNAVAILABLE") {

@@ -2,27 +2,34 @@
  * The router's per-isolate batching component (STYLE.md §3, issue 12): concurrent
  * sub-batches bound for the same primary (at the same epoch) share one `write` call.
  * Flush rule: a batch goes at once when no call to that primary is in flight; while one
- * is, batches wait and all go together, in arrival order, as soon as it ends. Bounds: at
- * most `maxBatches` batches and `maxChars` record characters per call; a group that
- * reaches either goes at once. Each caller gets its own batch's outcome. It holds nothing
- * that must survive the isolate: a lost isolate fails the callers, who resend.
+ * is, batches wait and, as soon as it ends, all go together in arrival order, the first
+ * of them making the call. Bounds: at most `maxBatches` batches and `maxChars` record
+ * characters per call; a group that reaches either goes at once. Each caller gets its own
+ * batch's outcome. Waiting callers poll (`sleep`) instead of awaiting another request's
+ * promise, and every call is made by one of its own callers: the Workers runtime forbids
+ * one request resolving or doing I/O for another. It holds nothing that must survive the
+ * isolate: a lost isolate fails the callers, who resend.
  */
 import type { WriteBatch, WriteReply } from "../wire/replica-rpc.ts";
 import type { ReplicaPort, SendBatch } from "./write-partition.ts";
 
-/** Bounds of one coalesced call. */
-export interface CoalescerBounds {
+/** Bounds and timing of the coalescer. */
+export interface CoalescerOptions {
   maxBatches: number;
   maxChars: number;
+  /** How often a waiting caller looks whether its batch was answered or its turn came, ms. */
+  pollMs: number;
+  /** A waiting caller gives up (and its request fails, to be resent) after this, ms. */
+  giveUpMs: number;
+  /** Waits `ms` in the caller's own context. */
+  sleep(ms: number): Promise<void>;
 }
 
-/** Defaults: well under the RPC size limit (32 MiB) and the primary's per-call work. */
-const DEFAULT_COALESCER_BOUNDS: CoalescerBounds = { maxBatches: 64, maxChars: 4_000_000 };
+type Outcome = { reply: WriteReply } | { error: unknown };
 
 interface Waiting {
   batch: WriteBatch;
-  resolve(reply: WriteReply): void;
-  reject(err: unknown): void;
+  outcome: Outcome | null;
 }
 
 interface Lane {
@@ -33,45 +40,62 @@ interface Lane {
 
 export class WriteCoalescer {
   readonly #port: ReplicaPort;
-  readonly #bounds: CoalescerBounds;
+  readonly #options: CoalescerOptions;
   readonly #lanes = new Map<string, Lane>();
 
-  constructor(port: ReplicaPort, bounds: CoalescerBounds = DEFAULT_COALESCER_BOUNDS) {
+  constructor(port: ReplicaPort, options: CoalescerOptions) {
     this.#port = port;
-    this.#bounds = bounds;
+    this.#options = options;
   }
 
   /** Sends one batch, alone or with others waiting for the same primary; resolves to its own outcome. */
-  readonly send: SendBatch = (primary, epoch, batch) => {
+  readonly send: SendBatch = async (primary, epoch, batch) => {
     const key = `${epoch}:${primary}`;
     let lane = this.#lanes.get(key);
     if (!lane) this.#lanes.set(key, (lane = { inFlight: 0, waiting: [], chars: 0 }));
-    const reply = new Promise<WriteReply>((resolve, reject) => lane.waiting.push({ batch, resolve, reject }));
+    const me: Waiting = { batch, outcome: null };
+    lane.waiting.push(me);
     lane.chars += batch.records.length;
-    const full = lane.waiting.length >= this.#bounds.maxBatches || lane.chars >= this.#bounds.maxChars;
-    if (lane.inFlight === 0 || full) this.#flush(key, lane, primary, epoch);
-    return reply;
+    for (let waitedMs = 0; ; waitedMs += this.#options.pollMs) {
+      if (!me.outcome && lane.waiting[0] === me && (lane.inFlight === 0 || this.#isFull(lane))) await this.#lead(key, lane, primary, epoch);
+      if (me.outcome) return unwrap(me.outcome);
+      if (waitedMs >= this.#options.giveUpMs) {
+        lane.waiting = lane.waiting.filter((w) => w !== me);
+        throw new Error(`write to ${primary} not sent within ${this.#options.giveUpMs} ms (coalescer)`);
+      }
+      await this.#options.sleep(this.#options.pollMs);
+    }
   };
 
-  #flush(key: string, lane: Lane, primary: string, epoch: number): void {
+  #isFull(lane: Lane): boolean {
+    return lane.waiting.length >= this.#options.maxBatches || lane.chars >= this.#options.maxChars;
+  }
+
+  /** Takes the next group (the caller first) and makes its call from the caller's context. */
+  async #lead(key: string, lane: Lane, primary: string, epoch: number): Promise<void> {
     const group: Waiting[] = [];
     let chars = 0;
-    while (lane.waiting.length > 0 && group.length < this.#bounds.maxBatches) {
-      const next = lane.waiting[0];
-      if (!next || (group.length > 0 && chars + next.batch.records.length > this.#bounds.maxChars)) break;
-      lane.waiting.shift();
+    for (const next of lane.waiting) {
+      if (group.length >= this.#options.maxBatches || (group.length > 0 && chars + next.batch.records.length > this.#options.maxChars)) break;
       group.push(next);
       chars += next.batch.records.length;
     }
+    lane.waiting.splice(0, group.length);
     lane.chars -= chars;
     lane.inFlight += 1;
-    this.#port.write(primary, { epoch, batches: group.map((w) => w.batch) }).then(
-      (reply) => group.forEach((w, i) => w.resolve(reply.status === "ok" ? { status: "ok", results: reply.results.slice(i, i + 1) } : reply)),
-      (err: unknown) => group.forEach((w) => w.reject(err)),
-    ).finally(() => {
+    try {
+      const reply = await this.#port.write(primary, { epoch, batches: group.map((w) => w.batch) });
+      group.forEach((w, i) => (w.outcome = { reply: reply.status === "ok" ? { status: "ok", results: reply.results.slice(i, i + 1) } : reply }));
+    } catch (error) {
+      for (const w of group) w.outcome = { error };
+    } finally {
       lane.inFlight -= 1;
-      if (lane.waiting.length > 0 && lane.inFlight === 0) this.#flush(key, lane, primary, epoch);
-      else if (lane.waiting.length === 0 && lane.inFlight === 0) this.#lanes.delete(key);
-    });
+      if (lane.inFlight === 0 && lane.waiting.length === 0) this.#lanes.delete(key);
+    }
   }
+}
+
+function unwrap(outcome: Outcome): WriteReply {
+  if ("error" in outcome) throw outcome.error;
+  return outcome.reply;
 }

@@ -31,3 +31,22 @@ describe("the counters endpoint", () => {
     expect(res.status).toBe(401);
   });
 });
+
+describe("concurrent posts to one partition", () => {
+  it("share write calls (router coalescing) and forwards (group commit), each answered on its own", async () => {
+    const { stream } = await createDataflow({ partitions: 1, replication: 2 });
+    const before = await counters();
+    const posts = 40;
+    const statuses = await Promise.all(
+      Array.from({ length: posts }, (_, i) => postEvents(stream, `p${i % 4}`, 1 + Math.floor(i / 4), [{ page: "a", ts: i, bytes: 1 }]).then((r) => r.status)),
+    );
+    expect(statuses).toEqual(Array.from({ length: posts }, () => 200));
+    const after = await counters();
+    const writes = (after.calls.write ?? 0) - (before.calls.write ?? 0);
+    const forwards = (after.calls.replicate ?? 0) - (before.calls.replicate ?? 0);
+    console.log(`${posts} concurrent posts: ${writes} write calls, ${forwards} forwards`);
+    expect(writes).toBeGreaterThanOrEqual(1);
+    expect(writes).toBeLessThan(posts);
+    expect(forwards).toBeLessThan(posts);
+  });
+});

@@ -29,7 +29,8 @@ async function runSeed(seed: number) {
     for (let i = r.int(4); i > 0; i--) await Promise.resolve();
     if (r.chance(failChance)) throw new Error(`injected: ${method} to ${name} failed`);
   };
-  const coalescer = new WriteCoalescer(cluster, { maxBatches: 1 + r.int(6), maxChars: 50 + r.int(400) });
+  const sleep = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+  const coalescer = new WriteCoalescer(cluster, { maxBatches: 1 + r.int(6), maxChars: 50 + r.int(400), pollMs: 1, giveUpMs: 10_000, sleep });
   const post = async (b: (typeof batches)[number]) => {
     const subBatches = routeEvents(s, b.events, 0, 256);
     for (let attempt = 1; ; attempt++) {
