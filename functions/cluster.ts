@@ -29,7 +29,7 @@ export async function readableDataflow(env: Env, id: string): Promise<DataflowRe
 }
 
 /** Replica RPCs bounded by the configured replica timeout. */
-export function replicaPort(env: Env, config: FluxConfig): ReplicaPort {
+function replicaPort(env: Env, config: FluxConfig): ReplicaPort {
   return replicaPortWithDeadline(env, config.replicaTimeoutMs);
 }
 

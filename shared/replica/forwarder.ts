@@ -16,6 +16,8 @@ export interface ForwardPort {
 /** The primary as the forwarder sees it: null once it is no longer primary or lost its memory. */
 export interface PrimaryView {
   epoch: number;
+  /** Whether entries need a standby's acknowledgement; `standby` may still be unknown (data of an older deploy). */
+  hasStandby: boolean;
   standby: string | null;
   lsn: number;
   appliedLsn: number;
@@ -72,8 +74,8 @@ export class Forwarder {
     const view = this.#link.view();
     if (!view) return this.fail("the replica is no longer primary or restarted");
     this.#waiters = this.#waiters.filter((w) => {
-      const stable = view.appliedLsn >= w.lsn && (view.standby === null || view.standbyAckLsn >= w.lsn);
-      if (stable) w.resolve({ replicated: view.standby !== null, late: late?.get(w.lsn) ?? 0 });
+      const stable = view.appliedLsn >= w.lsn && (!view.hasStandby || view.standbyAckLsn >= w.lsn);
+      if (stable) w.resolve({ replicated: view.hasStandby, late: late?.get(w.lsn) ?? 0 });
       return !stable;
     });
   }
@@ -87,7 +89,8 @@ export class Forwarder {
     if (this.#busy) return;
     this.#busy = true;
     try {
-      for (let view = this.#link.view(); view?.standby && this.#waiters.length > 0; view = this.#link.view()) {
+      for (let view = this.#link.view(); view?.hasStandby && this.#waiters.length > 0; view = this.#link.view()) {
+        if (view.standby === null) throw new Error("the primary does not know its standby yet (the monitor reconfigures it)");
         const held = await this.#forward(view, view.standby);
         this.#link.acked(view.epoch, view.standby, held);
       }

@@ -30,8 +30,8 @@ export class ReplicaHost {
       view: () => {
         const state = this.#state;
         if (state?.meta.role !== "primary") return null;
-        const { epoch, standby, lsn, appliedLsn, standbyAckLsn } = state.meta;
-        return { epoch, standby, lsn, appliedLsn, standbyAckLsn, pending: state.pending };
+        const { epoch, hasStandby, standby, lsn, appliedLsn, standbyAckLsn } = state.meta;
+        return { epoch, hasStandby, standby, lsn, appliedLsn, standbyAckLsn, pending: state.pending };
       },
       readLog: (from, to) => this.storage.readLog(from, to),
       acked: (epoch, standby, lsn) => {
