@@ -97,4 +97,3 @@ export const LogGroupSchema = z.object({
   v: z.literal(1),
   entries: z.array(z.tuple([z.string(), z.number().int().min(1), z.string()])),
 });
-export type LogGroup = z.infer<typeof LogGroupSchema>;
