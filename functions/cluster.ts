@@ -33,13 +33,13 @@ function replicaPort(env: Env, config: FluxConfig): ReplicaPort {
   return replicaPortWithDeadline(env, config.replicaTimeoutMs);
 }
 
-/** The isolate's write coalescer: bounds, a 1 ms poll, and a give-up just past the replica timeout. */
+/** The isolate's write coalescer: bounds, a 1 ms poll, and a give-up past two calls' worth of replica timeout. */
 export function newCoalescer(env: Env, config: FluxConfig): WriteCoalescer {
   return new WriteCoalescer(replicaPort(env, config), {
     maxBatches: 64,
     maxChars: 4_000_000,
     pollMs: 1,
-    giveUpMs: 2 * config.replicaTimeoutMs,
+    giveUpMs: 3 * config.replicaTimeoutMs,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   });
 }
