@@ -44,7 +44,8 @@ describe("concurrent posts to one partition", () => {
     const after = await counters();
     const writes = (after.calls.write ?? 0) - (before.calls.write ?? 0);
     const forwards = (after.calls.replicate ?? 0) - (before.calls.replicate ?? 0);
-    console.log(`${posts} concurrent posts: ${writes} write calls, ${forwards} forwards`);
+    const rows = `${after.rowsWritten - before.rowsWritten} rows written, ${after.rowsRead - before.rowsRead} read`;
+    console.log(`${posts} concurrent posts: ${writes} write calls, ${forwards} forwards, ${after.callsTotal - before.callsTotal} calls in all, ${rows}`);
     expect(writes).toBeGreaterThanOrEqual(1);
     expect(writes).toBeLessThan(posts);
     expect(forwards).toBeLessThan(posts);
