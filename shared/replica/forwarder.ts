@@ -49,6 +49,8 @@ interface Waiter {
 const MAX_FORWARDS_PER_ROUND = 8;
 /** Log entries sent per gap fill (a standby far behind is caught up in pages). */
 const GAP_PAGE = 200;
+/** Record characters per forward at most (well under the RPC size limit); the rest goes in the next. */
+const MAX_FORWARD_CHARS = 4_000_000;
 
 export class Forwarder {
   readonly #port: ForwardPort;
@@ -103,8 +105,11 @@ export class Forwarder {
 
   /** One round: the pending entries, then pages from the log for any gap. @returns the standby's LSN. */
   async #forward(view: PrimaryView, standby: string): Promise<number> {
-    const { epoch, lsn: upToLsn } = view;
-    let entries = view.pending.filter((e) => e.lsn > view.standbyAckLsn);
+    const { epoch } = view;
+    const unacked = view.pending.filter((e) => e.lsn > view.standbyAckLsn);
+    let entries = boundedByChars(unacked);
+    // A bounded forward asks only for what it carries; the loop in #pump sends the rest next.
+    const upToLsn = entries.length < unacked.length ? (entries[entries.length - 1]?.lsn ?? view.lsn) : view.lsn;
     for (let sent = 0; sent < MAX_FORWARDS_PER_ROUND; sent++) {
       const reply = await this.#port.replicate(standby, { epoch, entries, upToLsn });
       if (reply.status === "ok") return reply.lsn;
@@ -114,4 +119,14 @@ export class Forwarder {
     }
     throw new Error(`standby ${standby} is still behind LSN ${upToLsn} after ${MAX_FORWARDS_PER_ROUND} forwards`);
   }
+}
+
+/** The longest prefix of `entries` within {@link MAX_FORWARD_CHARS} (at least one entry). */
+function boundedByChars(entries: LogEntry[]): LogEntry[] {
+  let chars = 0;
+  for (let i = 0; i < entries.length; i++) {
+    chars += entries[i]?.records.length ?? 0;
+    if (chars > MAX_FORWARD_CHARS && i > 0) return entries.slice(0, i);
+  }
+  return entries;
 }

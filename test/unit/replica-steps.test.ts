@@ -135,6 +135,26 @@ describe("primary", () => {
     expect(standby.status()).toMatchObject({ lsn: 3, appliedLsn: 3 });
   });
 
+  it("splits what is pending into forwards of at most 4M characters", async () => {
+    const { host, forwards } = replica("primary");
+    const big = (seq: number) => ({ producer: "p", seq, records: JSON.stringify([["a", 1, "x".repeat(3_000_000)]]) });
+    const first = host.write({ epoch: 1, batches: [one(1)] });
+    await flushed();
+    const rest = host.write({ epoch: 1, batches: [big(2), big(3)] });
+    const sent: number[][] = [];
+    for (let i = 0; i < 10 && forwards.held.length > 0; i++) {
+      for (const f of forwards.held.splice(0)) {
+        sent.push(f.msg.entries.map((e) => e.lsn));
+        f.release();
+      }
+      await flushed();
+    }
+    expect(sent).toEqual([[1], [2], [3]]);
+    expect(forwards.held).toEqual([]);
+    await Promise.all([first, rest]);
+    expect(host.status()).toMatchObject({ lsn: 3, appliedLsn: 3, standbyAckLsn: 3 });
+  });
+
   it("cannot get a write acknowledged through a standby of another epoch (fencing)", async () => {
     const { host, forwards } = replica("primary");
     forwards.answer = () => ({ status: "stale", epoch: 2 });
