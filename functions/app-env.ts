@@ -1,10 +1,11 @@
-/** The Hono environment shared by every route: bindings plus per-request config and cache. */
+/** The Hono environment shared by every route: bindings plus per-request config, cache and caller. */
 import type { FluxConfig } from "../shared/config.ts";
 import type { RoutingCache } from "../shared/router/routing-cache.ts";
 import type { WriteCoalescer } from "../shared/router/write-coalescer.ts";
+import type { Principal } from "../shared/tokens/access.ts";
 
 export interface AppEnv {
   Bindings: Env;
   /** `coalescer`: the isolate's batching of concurrent writes to the same primary (issue 12). */
-  Variables: { config: FluxConfig; routingCache: RoutingCache; coalescer: WriteCoalescer };
+  Variables: { config: FluxConfig; routingCache: RoutingCache; coalescer: WriteCoalescer; principal: Principal };
 }

@@ -2,7 +2,7 @@
  * Builds the Hono app: error envelope, `/v1` access control, config parsing and the
  * resource routes. One app per isolate; its routing cache and write coalescer live in the closure.
  */
-import { Hono } from "hono";
+import { Hono, type Context, type Next } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { parseFluxConfig, type FluxConfig } from "../shared/config.ts";
 import { FluxError } from "../shared/errors.ts";
@@ -12,7 +12,7 @@ import type { WriteCoalescer } from "../shared/router/write-coalescer.ts";
 import { newCoalescer } from "./cluster.ts";
 import { countWorkerRequest } from "../platform/counters.ts";
 import type { AppEnv } from "./app-env.ts";
-import { requireBearer } from "./auth.ts";
+import { authenticate } from "./auth.ts";
 import { errorResponse, onError, onNotFound } from "./http-errors.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { dataflowRoutes } from "./routes/dataflows.ts";
@@ -22,6 +22,7 @@ import { resultsRoutes } from "./routes/results.ts";
 import { streamRoutes } from "./routes/streams.ts";
 import { statusRoutes } from "./routes/status.ts";
 import { subscribeRoutes } from "./routes/subscribe.ts";
+import { tokenRoutes } from "./routes/tokens.ts";
 
 /** Creates the Worker's app. */
 export function createApp(): Hono<AppEnv> {
@@ -46,11 +47,16 @@ export function createApp(): Hono<AppEnv> {
     c.set("coalescer", cache.coalescer);
     await next();
   });
-  // The API description is public; admin routes carry their own token (FLUX_ADMIN_TOKEN).
+  // The API description is public; without FLUX_ENABLE_FAULTS the fault and counters routes do not exist, whatever the token.
   const openapi = buildOpenApi();
   app.get("/v1/openapi.json", (c) => c.json(openapi));
-  const apiAuth = requireBearer("FLUX_API_TOKEN", (env) => env.FLUX_API_TOKEN);
-  app.use("/v1/*", (c, next) => (c.req.path.startsWith("/v1/admin/") ? next() : apiAuth(c, next)));
+  const onlyWithFaults = async (c: Context<AppEnv>, next: Next) => {
+    if (!c.var.config.enableFaults) throw new FluxError("NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`);
+    await next();
+  };
+  app.use("/v1/admin/replicas/*", onlyWithFaults);
+  app.use("/v1/admin/counters", onlyWithFaults);
+  app.use("/v1/*", authenticate);
   app.use("/v1/*", (c, next) =>
     bodyLimit({
       maxSize: c.var.config.maxBodyBytes,
@@ -71,6 +77,7 @@ export function createApp(): Hono<AppEnv> {
   app.route("/v1/streams", streamRoutes);
   app.route("/v1/operators", operatorRoutes);
   app.route("/v1/status", statusRoutes);
+  app.route("/v1/admin/tokens", tokenRoutes);
   app.route("/v1/admin", adminRoutes);
   return app;
 }

@@ -3,7 +3,7 @@
  * retryable 503, never a 500), replicas with deadlines, and routing through the
  * per-isolate cache. While the coordinator is down, cached routing keeps ingest going.
  */
-import { coordinatorStub } from "../platform/object-calls.ts";
+import { coordinatorStub, ingestStatsStub } from "../platform/object-calls.ts";
 import { replicaPort as replicaPortWithDeadline } from "../platform/replica-ports.ts";
 import type { FluxConfig } from "../shared/config.ts";
 import { FluxError } from "../shared/errors.ts";
@@ -67,4 +67,9 @@ export async function routeStream(env: Env, cache: RoutingCache, stream: string,
   }
   cache.set(stream, routing, now);
   return routing;
+}
+
+/** Counts a refused ingest request for the dashboard; never fails or delays the request. */
+export function countRefusal(env: Env, stream: string, code: string, waitUntil: (promise: Promise<unknown>) => void): void {
+  waitUntil(ingestStatsStub(env).countRefusal(stream, code).catch(() => undefined));
 }

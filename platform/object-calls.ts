@@ -4,7 +4,7 @@
  * exactly like one that failed. Both `functions/` and `durable-objects/` import this.
  */
 import type { LocationHint } from "../shared/config.ts";
-import { COORDINATOR_NAME } from "../shared/names.ts";
+import { COORDINATOR_NAME, INGEST_STATS_NAME } from "../shared/names.ts";
 import { countCall } from "./counters.ts";
 
 /**
@@ -47,4 +47,9 @@ export function replicaStub(env: Env, name: string, hint?: string | null) {
 /** A counted stub of the coordinator. */
 export function coordinatorStub(env: Env) {
   return counted(env.COORDINATOR.getByName(COORDINATOR_NAME));
+}
+
+/** A counted stub of the refused-batch counter. */
+export function ingestStatsStub(env: Env) {
+  return counted(env.INGEST_STATS.getByName(INGEST_STATS_NAME));
 }
