@@ -26,9 +26,9 @@ describe("the counters endpoint", () => {
     expect(after.rowsRead).toBeGreaterThanOrEqual(before.rowsRead);
   });
 
-  it("refuses the API token", async () => {
-    const res = await call("GET", "/v1/admin/counters");
-    expect(res.status).toBe(401);
+  it("refuses the API token (403) and a missing token (401)", async () => {
+    expect((await call("GET", "/v1/admin/counters")).status).toBe(403);
+    expect((await call("GET", "/v1/admin/counters", undefined, { authorization: "" })).status).toBe(401);
   });
 });
 
