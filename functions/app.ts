@@ -1,6 +1,6 @@
 /**
  * Builds the Hono app: error envelope, `/v1` access control, config parsing and the
- * resource routes. One app per isolate; its routing cache and write coalescer live in the closure.
+ * resource routes. One app per isolate; its routing cache, slow-call reports and write coalescer live in the closure.
  */
 import { Hono, type Context, type Next } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -8,11 +8,12 @@ import { parseFluxConfig, type FluxConfig } from "../shared/config.ts";
 import { FluxError } from "../shared/errors.ts";
 import { buildOpenApi } from "../shared/openapi.ts";
 import { RoutingCache } from "../shared/router/routing-cache.ts";
-import type { WriteCoalescer } from "../shared/router/write-coalescer.ts";
-import { newCoalescer } from "./cluster.ts";
 import { countWorkerRequest } from "../platform/counters.ts";
+import type { WriteCoalescer } from "../shared/router/write-coalescer.ts";
 import type { AppEnv } from "./app-env.ts";
+import { newCoalescer } from "./cluster.ts";
 import { authenticate } from "./auth.ts";
+import { SuspectReports } from "./suspect-reports.ts";
 import { errorResponse, onError, onNotFound } from "./http-errors.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { dataflowRoutes } from "./routes/dataflows.ts";
@@ -26,7 +27,7 @@ import { tokenRoutes } from "./routes/tokens.ts";
 
 /** Creates the Worker's app. */
 export function createApp(): Hono<AppEnv> {
-  let cache: { config: FluxConfig; routing: RoutingCache; coalescer: WriteCoalescer } | undefined;
+  let cache: { config: FluxConfig; routing: RoutingCache; suspects: SuspectReports; coalescer: WriteCoalescer } | undefined;
   const app = new Hono<AppEnv>();
   app.use("*", async (_c, next) => {
     countWorkerRequest();
@@ -39,11 +40,11 @@ export function createApp(): Hono<AppEnv> {
   app.use("/v1/*", async (c, next) => {
     if (!cache) {
       const config = parseFluxConfig(c.env);
-      // Bindings are the same for every request of an isolate, so one port serves them all.
-      cache = { config, routing: new RoutingCache(config.routingCacheMs), coalescer: newCoalescer(c.env, config) };
+      cache = { config, routing: new RoutingCache(config.routingCacheMs), suspects: new SuspectReports(), coalescer: newCoalescer(config) };
     }
     c.set("config", cache.config);
     c.set("routingCache", cache.routing);
+    c.set("suspects", cache.suspects);
     c.set("coalescer", cache.coalescer);
     await next();
   });

@@ -7,10 +7,11 @@ import { coordinatorStub, ingestStatsStub } from "../platform/object-calls.ts";
 import { replicaPort as replicaPortWithDeadline } from "../platform/replica-ports.ts";
 import type { FluxConfig } from "../shared/config.ts";
 import { FluxError } from "../shared/errors.ts";
+import { reportingSlowCalls } from "./slow-call-report.ts";
 import type { RoutingCache, StreamRouting } from "../shared/router/routing-cache.ts";
 import { WriteCoalescer } from "../shared/router/write-coalescer.ts";
 import type { ReplicaPort } from "../shared/router/write-partition.ts";
-import type { DataflowRecord } from "../shared/wire/routing.ts";
+import type { DataflowRecord, SuspectVerdict } from "../shared/wire/routing.ts";
 
 /** Calls the coordinator; if it cannot answer, a retryable 503. */
 export async function askCoordinator<T>(env: Env, run: (coordinator: ReturnType<typeof coordinatorStub>) => Promise<T>): Promise<T> {
@@ -39,14 +40,18 @@ export async function readableDataflow(env: Env, id: string): Promise<DataflowRe
   return record;
 }
 
-/** Replica RPCs bounded by the configured replica timeout. */
-function replicaPort(env: Env, config: FluxConfig): ReplicaPort {
-  return replicaPortWithDeadline(env, config.replicaTimeoutMs);
+/**
+ * Replica RPCs bounded by the configured replica timeout; with `onSuspect`, a call still
+ * unanswered after `FLUX_SUSPECT_MS` is reported through it while the router waits on.
+ */
+export function replicaPort(env: Env, config: FluxConfig, onSuspect?: (replica: string) => Promise<SuspectVerdict>): ReplicaPort {
+  const port = replicaPortWithDeadline(env, config.replicaTimeoutMs);
+  return onSuspect ? reportingSlowCalls(port, config.suspectMs, onSuspect) : port;
 }
 
 /** The isolate's write coalescer: bounds, a 1 ms poll, and a give-up past two calls' worth of replica timeout. */
-export function newCoalescer(env: Env, config: FluxConfig): WriteCoalescer {
-  return new WriteCoalescer(replicaPort(env, config), {
+export function newCoalescer(config: FluxConfig): WriteCoalescer {
+  return new WriteCoalescer({
     maxBatches: 64,
     maxChars: 4_000_000,
     pollMs: 1,
@@ -55,9 +60,18 @@ export function newCoalescer(env: Env, config: FluxConfig): WriteCoalescer {
   });
 }
 
-/** Tells the monitor a replica call failed, so it probes now; never fails the request. */
-export function reportFailure(env: Env, waitUntil: (promise: Promise<unknown>) => void): void {
-  waitUntil(coordinatorStub(env).reportFailure().catch(() => undefined));
+/** Tells the monitor a call to `replica` failed, so it probes now; never fails the request. */
+export function reportFailure(env: Env, waitUntil: (promise: Promise<unknown>) => void, replica?: string): void {
+  waitUntil(coordinatorStub(env).reportFailure(replica).catch(() => undefined));
+}
+
+/** Tells the monitor a call to `replica` is slow; resolves to its verdict (`undecided` if it cannot answer). */
+export function reportSuspect(env: Env, waitUntil: (promise: Promise<unknown>) => void, replica: string): Promise<SuspectVerdict> {
+  const verdict = coordinatorStub(env)
+    .reportSuspect(replica)
+    .catch((): SuspectVerdict => "undecided");
+  waitUntil(verdict);
+  return verdict;
 }
 
 /**

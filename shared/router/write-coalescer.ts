@@ -6,8 +6,8 @@
  * of them making the call. Bounds: at most `maxBatches` batches and `maxChars` record
  * characters per call; a group that reaches either goes at once. Each caller gets its own
  * batch's outcome. Waiting callers poll (`sleep`) instead of awaiting another request's
- * promise, and every call is made by one of its own callers: the Workers runtime forbids
- * one request resolving or doing I/O for another. It holds nothing that must survive the
+ * promise, and every call is made by one of its own callers, through that caller's port:
+ * the Workers runtime forbids one request resolving or doing I/O for another. It holds nothing that must survive the
  * isolate: a lost isolate fails the callers, who resend.
  */
 import type { WriteBatch, WriteReply } from "../wire/replica-rpc.ts";
@@ -39,17 +39,19 @@ interface Lane {
 }
 
 export class WriteCoalescer {
-  readonly #port: ReplicaPort;
   readonly #options: CoalescerOptions;
   readonly #lanes = new Map<string, Lane>();
 
-  constructor(port: ReplicaPort, options: CoalescerOptions) {
-    this.#port = port;
+  constructor(options: CoalescerOptions) {
     this.#options = options;
   }
 
-  /** Sends one batch, alone or with others waiting for the same primary; resolves to its own outcome. */
-  readonly send: SendBatch = async (primary, epoch, batch) => {
+  /** How a caller sends its batches: alone or with others for the same primary, through `port` when it makes the call. */
+  sendVia(port: ReplicaPort): SendBatch {
+    return (primary, epoch, batch) => this.#send(port, primary, epoch, batch);
+  }
+
+  async #send(port: ReplicaPort, primary: string, epoch: number, batch: WriteBatch): Promise<WriteReply> {
     const key = `${epoch}:${primary}`;
     let lane = this.#lanes.get(key);
     if (!lane) this.#lanes.set(key, (lane = { inFlight: 0, waiting: [], chars: 0 }));
@@ -57,7 +59,7 @@ export class WriteCoalescer {
     lane.waiting.push(me);
     lane.chars += batch.records.length;
     for (let waitedMs = 0; ; waitedMs += this.#options.pollMs) {
-      if (!me.outcome && lane.waiting[0] === me && (lane.inFlight === 0 || this.#isFull(lane))) await this.#lead(key, lane, primary, epoch);
+      if (!me.outcome && lane.waiting[0] === me && (lane.inFlight === 0 || this.#isFull(lane))) await this.#lead(port, key, lane, primary, epoch);
       if (me.outcome) return unwrap(me.outcome);
       if (waitedMs >= this.#options.giveUpMs) {
         lane.waiting = lane.waiting.filter((w) => w !== me);
@@ -65,14 +67,14 @@ export class WriteCoalescer {
       }
       await this.#options.sleep(this.#options.pollMs);
     }
-  };
+  }
 
   #isFull(lane: Lane): boolean {
     return lane.waiting.length >= this.#options.maxBatches || lane.chars >= this.#options.maxChars;
   }
 
   /** Takes the next group (the caller first) and makes its call from the caller's context. */
-  async #lead(key: string, lane: Lane, primary: string, epoch: number): Promise<void> {
+  async #lead(port: ReplicaPort, key: string, lane: Lane, primary: string, epoch: number): Promise<void> {
     const group: Waiting[] = [];
     let chars = 0;
     for (const next of lane.waiting) {
@@ -84,7 +86,7 @@ export class WriteCoalescer {
     lane.chars -= chars;
     lane.inFlight += 1;
     try {
-      const reply = await this.#port.write(primary, { epoch, batches: group.map((w) => w.batch) });
+      const reply = await port.write(primary, { epoch, batches: group.map((w) => w.batch) });
       group.forEach((w, i) => (w.outcome = { reply: reply.status === "ok" ? { status: "ok", results: reply.results.slice(i, i + 1) } : reply }));
     } catch (error) {
       for (const w of group) w.outcome = { error };

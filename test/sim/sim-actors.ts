@@ -70,7 +70,7 @@ async function send(w: SimWorld, batch: Batch): Promise<void> {
     }
   }
   const dies = w.rng.chance(0.08);
-  const send = router.coalescer.send;
+  const send = router.coalescer.sendVia(w.replicas.port(ROUTER_DEADLINE_MS));
   const sendThenMaybeDie: SendBatch = async (primary, epoch, b) => {
     const reply = await send(primary, epoch, b);
     if (dies) throw new Error("router died after the primary answered");

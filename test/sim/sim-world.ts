@@ -87,7 +87,7 @@ export class SimWorld {
     this.routers = Array.from({ length: 2 + this.rng.int(5) }, () => ({
       cache: this.initial,
       fetchedAt: 0,
-      coalescer: new WriteCoalescer(this.replicas.port(ROUTER_DEADLINE_MS), {
+      coalescer: new WriteCoalescer({
         maxBatches: 1 + this.rng.int(8),
         maxChars: 2000,
         pollMs: 1,

@@ -30,12 +30,12 @@ async function runSeed(seed: number) {
     if (r.chance(failChance)) throw new Error(`injected: ${method} to ${name} failed`);
   };
   const sleep = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
-  const coalescer = new WriteCoalescer(cluster, { maxBatches: 1 + r.int(6), maxChars: 50 + r.int(400), pollMs: 1, giveUpMs: 10_000, sleep });
+  const coalescer = new WriteCoalescer({ maxBatches: 1 + r.int(6), maxChars: 50 + r.int(400), pollMs: 1, giveUpMs: 10_000, sleep });
   const post = async (b: (typeof batches)[number]) => {
     const subBatches = routeEvents(s, b.events, 0, 256);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await writeBatch(coalescer.send, [{ record: df, subBatches }], b, async () => [df]);
+        return await writeBatch(coalescer.sendVia(cluster), [{ record: df, subBatches }], b, async () => [df]);
       } catch (err) {
         if (attempt >= 50) throw err;
       }

@@ -26,8 +26,9 @@ const sizes = (primary: HeldPrimary) => primary.calls.map((c) => c.msg.batches.m
 describe("WriteCoalescer", () => {
   it("sends a batch at once when nothing is in flight, and the rest together once that call ends", async () => {
     const primary = new HeldPrimary();
-    const coalescer = new WriteCoalescer(primary, options());
-    const replies = [1, 2, 3, 4].map((seq) => coalescer.send("p0", 1, batch(seq)));
+    const coalescer = new WriteCoalescer(options());
+    const send = coalescer.sendVia(primary);
+    const replies = [1, 2, 3, 4].map((seq) => send("p0", 1, batch(seq)));
     await tick();
     expect(sizes(primary)).toEqual([[1]]);
     primary.calls[0]?.release();
@@ -39,13 +40,13 @@ describe("WriteCoalescer", () => {
 
   it("sends a group that reaches its bound in batches or characters at once", async () => {
     const primary = new HeldPrimary();
-    const coalescer = new WriteCoalescer(primary, options({ maxBatches: 3, maxChars: 10 }));
-    const replies = [1, 2, 3, 4, 5, 6, 7].map((seq) => coalescer.send("p0", 1, batch(seq)));
+    const send = new WriteCoalescer(options({ maxBatches: 3, maxChars: 10 })).sendVia(primary);
+    const replies = [1, 2, 3, 4, 5, 6, 7].map((seq) => send("p0", 1, batch(seq)));
     for (let i = 0; i < 5; i++) await tick();
     expect(sizes(primary)).toEqual([[1], [2, 3, 4], [5, 6, 7]]);
     const wide = new HeldPrimary();
-    const byChars = new WriteCoalescer(wide, options({ maxChars: 10 }));
-    const more = [1, 2, 3, 4].map((seq) => byChars.send("p0", 1, batch(seq, "123456")));
+    const sendWide = new WriteCoalescer(options({ maxChars: 10 })).sendVia(wide);
+    const more = [1, 2, 3, 4].map((seq) => sendWide("p0", 1, batch(seq, "123456")));
     for (let i = 0; i < 5; i++) await tick();
     // 2 and 3 each fill a group (two would exceed 10 characters); 4 alone does not, so it waits.
     expect(sizes(wide)).toEqual([[1], [2], [3]]);
@@ -58,13 +59,14 @@ describe("WriteCoalescer", () => {
 
   it("keeps primaries and epochs apart, and fails every caller of a call that failed", async () => {
     const primary = new HeldPrimary();
-    const coalescer = new WriteCoalescer(primary, options());
-    const a = coalescer.send("p0", 1, batch(1));
-    const b = coalescer.send("p1", 1, batch(2));
-    const c = coalescer.send("p0", 2, batch(3));
+    const coalescer = new WriteCoalescer(options());
+    const send = coalescer.sendVia(primary);
+    const a = send("p0", 1, batch(1));
+    const b = send("p1", 1, batch(2));
+    const c = send("p0", 2, batch(3));
     await tick();
     expect(sizes(primary)).toEqual([[1], [2], [3]]);
-    const waiting = [coalescer.send("p0", 1, batch(4)), coalescer.send("p0", 1, batch(5))];
+    const waiting = [send("p0", 1, batch(4)), send("p0", 1, batch(5))];
     primary.calls[0]?.release();
     for (let i = 0; i < 3; i++) await tick();
     primary.calls[3]?.release(true);
