@@ -49,7 +49,8 @@ describe("reportingSlowCalls", () => {
 
   it("keeps waiting on a replica the monitor found answering, and asks once per replica", async () => {
     let answer: (v: WriteReply) => void = () => {};
-    const slow: ReplicaPort = { write: () => new Promise((resolve) => (answer = resolve)) };
+    // The first call (epoch 1) answers when the test says so; the second never does.
+    const slow: ReplicaPort = { write: (_name, msg) => (msg.epoch === 1 ? new Promise((resolve) => (answer = resolve)) : pending()) };
     const asked: string[] = [];
     const port = reportingSlowCalls(slow, 5, async (name): Promise<SuspectVerdict> => (asked.push(name), "answering"));
     const call = port.write("df/p0/g0", batch);
