@@ -11,6 +11,7 @@ import { runMonitorTick, type MonitorStore } from "../../shared/monitor/run-moni
 import { windowAggregate } from "../../shared/operators/window-aggregate.ts";
 import { readResults } from "../../shared/router/read-results.ts";
 import { writeBatch } from "../../shared/router/write-batch.ts";
+import { sendAlone } from "../../shared/router/write-partition.ts";
 import type { DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
 import type { DataflowRecord, HealthMap } from "../../shared/wire/routing.ts";
 import type { FluxRecord } from "../../shared/wire/window-result.ts";
@@ -62,7 +63,7 @@ export class ClusterHarness {
     const subBatches = routeEvents(this.spec, batch.events, 0, 256);
     const refresh = async () => [(this.#routing = structuredClone(this.record))];
     try {
-      await writeBatch(this.cluster, [{ record: this.#routing, subBatches }], batch, refresh);
+      await writeBatch(sendAlone(this.cluster), [{ record: this.#routing, subBatches }], batch, refresh);
     } catch (err) {
       this.#routing = structuredClone(this.record);
       throw err;

@@ -1,7 +1,8 @@
 /**
  * Simulated replicas and network: the real `ReplicaHost` and seeding code over
  * memory storage, reached through calls with random latency, deadlines, duplicated
- * deliveries and injected faults. Implements the router's and the monitor's ports.
+ * deliveries and injected faults. Implements the router's and the monitor's ports, and
+ * the primaries' forwards to their standbys go through the same network.
  */
 import { judgeSeq } from "../../shared/dedup.ts";
 import type { MonitorPort } from "../../shared/monitor/monitor-port.ts";
@@ -10,7 +11,8 @@ import { acceptOutputs, acceptSeedChunk, beginSeed, finishSeed, readSeedChunk } 
 import type { ReplicaState, ReplicaTuning } from "../../shared/replica/replica-state.ts";
 import type { ReplicaPort } from "../../shared/router/write-partition.ts";
 import { MemoryReplicaStorage } from "../helpers/memory-replica-storage.ts";
-import type { ApplyBatchReply, ReplicaStatus } from "../../shared/wire/replica-rpc.ts";
+import type { ForwardPort } from "../../shared/replica/forwarder.ts";
+import type { Replicate, ReplicaStatus, WriteReply } from "../../shared/wire/replica-rpc.ts";
 import type { SimClock } from "./sim-clock.ts";
 import type { StableHistory } from "./stable-history.ts";
 import type { VariantHooks, Wrap } from "./variant-hooks.ts";
@@ -31,6 +33,8 @@ export interface SimNetConfig {
   maxLatencyMs: number;
   slowMs: number;
   duplicateChance: number;
+  /** A primary's forward to its standby gives up after this, ms. */
+  forwardDeadlineMs: number;
   tuning: ReplicaTuning;
 }
 
@@ -70,7 +74,7 @@ export class SimReplicas {
 
   host(name: string): ReplicaHost {
     const r = this.replica(name);
-    return (r.host ??= new ReplicaHost(r.storage, this.#config.tuning));
+    return (r.host ??= new ReplicaHost(r.storage, this.#config.tuning, this.#forwardPort()));
   }
 
   inject(name: string, kind: SimFault | "wipe" | "heal"): void {
@@ -82,10 +86,15 @@ export class SimReplicas {
     } else if (kind === "wipe") {
       this.wiped.add(name);
       r.storage.wipe();
+      // Memory goes with it: an in-flight forward's reply must not write the old state back.
+      r.host?.forget();
       r.host = null;
     } else {
       r.fault = kind;
-      if (kind === "crash") r.host = null;
+      if (kind === "crash") {
+        r.host?.forget();
+        r.host = null;
+      }
     }
   }
 
@@ -117,12 +126,12 @@ export class SimReplicas {
 
   /** A port whose calls fail after `deadlineMs` (the caller's deadline) like a real stub with a timeout. */
   port(deadlineMs: number, probeDeadlineMs = deadlineMs): ReplicaPort & MonitorPort {
-    const call = <T>(name: string, method: string, run: (host: ReplicaHost) => T, ms = deadlineMs) => this.#call(name, method, run, ms);
+    const call = <T>(name: string, method: string, run: (host: ReplicaHost) => T | Promise<T>, ms = deadlineMs) => this.#call(name, method, run, ms);
     const hooks = this.#hooks;
     return {
-      applyBatch: (name, msg) => call(name, "applyBatch", (h) => this.#wrote(name, h, msg.epoch, hooked(hooks.applyBatch, h, msg, (m) => h.applyBatch(m)))),
-      replicate: (name, msg) => call(name, "replicate", (h) => hooked(hooks.replicate, h, msg, (m) => h.replicate(m))),
-      ackStandby: (name, msg) => call(name, "ackStandby", (h) => hooked(hooks.ackStandby, h, msg, (m) => h.ackStandby(m))),
+      write: (name, msg) => call(name, "write", (h) => this.#wrote(name, h, msg.epoch, hooked(hooks.write, h, msg, (m) => h.write(m)))),
+      flush: (name, epoch) => call(name, "flush", (h) => hooked(hooks.flush, h, { epoch }, (m) => h.flush(m.epoch))),
+      replicate: (name, msg) => call(name, "replicate", (h) => this.#replicate(h, msg)),
       readLog: (name, epoch, fromLsn, toLsn) =>
         call(name, "readLog", (h) => hooked(hooks.readLog, h, { epoch, fromLsn, toLsn }, (m) => h.readLog(m.epoch, m.fromLsn, m.toLsn))),
       probe: (name) => call(name, "probe", (h) => h.status(), probeDeadlineMs),
@@ -137,7 +146,18 @@ export class SimReplicas {
     };
   }
 
-  async #call<T>(name: string, method: string, run: (host: ReplicaHost) => T, deadlineMs: number): Promise<T> {
+  /** A primary's forwards: through the simulated network, with their own deadline. */
+  #forwardPort(): ForwardPort {
+    const send = (standby: string, msg: Replicate) => this.#call(standby, "replicate", (h) => this.#replicate(h, msg), this.#config.forwardDeadlineMs);
+    const forward = this.#hooks.forward;
+    return { replicate: (standby, msg) => (forward ? forward(standby, msg, (m) => send(standby, m)) : send(standby, msg)) };
+  }
+
+  #replicate(host: ReplicaHost, msg: Replicate) {
+    return hooked(this.#hooks.replicate, host, msg, (m) => host.replicate(m));
+  }
+
+  async #call<T>(name: string, method: string, run: (host: ReplicaHost) => T | Promise<T>, deadlineMs: number): Promise<T> {
     const deadline = this.#clock.timer(deadlineMs);
     const work = (async () => {
       await this.#clock.sleep(1 + this.#rng.int(this.#config.maxLatencyMs));
@@ -148,13 +168,13 @@ export class SimReplicas {
         throw new InjectedFailure(`${name} hung`);
       }
       if (r.fault === "slow") await this.#clock.sleep(this.#config.slowMs);
-      const reply = this.#serve(name, method, run);
+      const reply = await this.#serve(name, method, run);
       if (this.#rng.chance(this.#config.duplicateChance)) {
         // The same message delivered again a little later; its reply is lost.
         void this.#clock.sleep(1 + this.#rng.int(4 * this.#config.maxLatencyMs)).then(() => {
           if (this.replica(name).fault === null) {
             try {
-              this.#serve(name, `${method} (delivered again)`, run);
+              void this.#serve(name, `${method} (delivered again)`, run).catch(() => undefined);
             } catch {
               // recorded by #serve; nobody waits for this reply
             }
@@ -173,18 +193,22 @@ export class SimReplicas {
   }
 
   /** Runs the real replica code; an error it throws is a violation (the simulator injects none there), and fails the call. */
-  #serve<T>(name: string, method: string, run: (host: ReplicaHost) => T): T {
-    try {
-      return run(this.host(name));
-    } catch (err) {
+  #serve<T>(name: string, method: string, run: (host: ReplicaHost) => T | Promise<T>): Promise<T> {
+    const thrown = (err: unknown): never => {
       this.#violations.exception(`replica ${name} ${method}`, err);
       throw new RecordedError(`${name} ${method} threw`, { cause: err });
+    };
+    try {
+      return Promise.resolve(run(this.host(name))).catch(thrown);
+    } catch (err) {
+      return thrown(err);
     }
   }
 
   /** Remembers which replicas accepted a write in which partition@epoch (the caller's epoch). */
-  #wrote(name: string, host: ReplicaHost, sentEpoch: number, reply: ApplyBatchReply): ApplyBatchReply {
-    if (reply.status === "applied") {
+  async #wrote(name: string, host: ReplicaHost, sentEpoch: number, written: Promise<WriteReply>): Promise<WriteReply> {
+    const reply = await written;
+    if (reply.status === "ok" && reply.results.some((r) => r.status === "applied")) {
       const key = `${host.status()?.partition ?? -1}@${sentEpoch}`;
       const set = this.writers.get(key) ?? new Set<string>();
       set.add(name);

@@ -6,6 +6,7 @@
  */
 import { desiredConfigs } from "../../shared/monitor/desired-config.ts";
 import { planDataflow } from "../../shared/plan-dataflow.ts";
+import { WriteCoalescer } from "../../shared/router/write-coalescer.ts";
 import { DataflowSpecSchema, type DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
 import { DataflowRecordSchema, type DataflowRecord } from "../../shared/wire/routing.ts";
 import { rng as makeRng } from "../helpers/rng.ts";
@@ -45,6 +46,8 @@ export type Batch = { producer: string; seq: number; events: { k: string; ts: nu
 
 export const HEARTBEAT_MS = 50;
 export const ROUTER_DEADLINE_MS = 60;
+/** A primary's forward gives up first, so the router hears why (as in the Durable Object). */
+const FORWARD_DEADLINE_MS = 36;
 const SETTLE_LIMIT_MS = 30_000;
 
 /** The faults one seed injected (issue 10: coverage is printed and enforced). */
@@ -79,7 +82,8 @@ export class SimWorld {
   readonly initial: DataflowRecord;
   readonly routingTtlMs: number;
   readonly settleLimitMs: number;
-  readonly routers: { cache: DataflowRecord; fetchedAt: number }[];
+  /** Each router's cached routing and its coalescer of concurrent writes (one per isolate). */
+  readonly routers: { cache: DataflowRecord; fetchedAt: number; coalescer: WriteCoalescer }[];
   readonly acked = new Map<string, Batch>();
   readonly allBatches = new Map<string, Batch>();
   readonly readers: CursorReader[];
@@ -99,7 +103,7 @@ export class SimWorld {
     const tuning = { dedupWindow: 256, checkpointEvery: 1 + this.rng.int(4) };
     this.hooks = variantHooks(this.variant, tuning);
     const checks = { hooks: this.hooks, violations: this.violations, history: this.history, trace: log };
-    this.replicas = new SimReplicas(this.clock, this.rng, { maxLatencyMs: 8, slowMs: 200, duplicateChance: 0.05, tuning }, checks);
+    this.replicas = new SimReplicas(this.clock, this.rng, { maxLatencyMs: 8, slowMs: 200, duplicateChance: 0.05, forwardDeadlineMs: FORWARD_DEADLINE_MS, tuning }, checks);
     this.spec = DataflowSpecSchema.parse(workloadSpec(options.workload ?? "window", 1 + this.rng.int(3)));
     this.stored = JSON.stringify({ ...planDataflow("df", this.spec, 0), ready: true });
     this.initial = this.record();
@@ -107,7 +111,17 @@ export class SimWorld {
       for (const init of desiredConfigs(this.initial, route)) this.replicas.host(init.name).init({ ...init, create: true });
     }
     this.routingTtlMs = 50 + this.rng.int(1500);
-    this.routers = Array.from({ length: 2 + this.rng.int(5) }, () => ({ cache: this.initial, fetchedAt: 0 }));
+    this.routers = Array.from({ length: 2 + this.rng.int(5) }, () => ({
+      cache: this.initial,
+      fetchedAt: 0,
+      coalescer: new WriteCoalescer({
+        maxBatches: 1 + this.rng.int(8),
+        maxChars: 2000,
+        pollMs: 1,
+        giveUpMs: 2 * ROUTER_DEADLINE_MS,
+        sleep: (ms) => this.clock.sleep(ms),
+      }),
+    }));
     this.readers = this.initial.routes.map((r) => new CursorReader(r.partition, this.violations));
   }
 

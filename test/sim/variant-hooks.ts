@@ -10,17 +10,7 @@ import type { LiveOperator } from "../../shared/operators/operator.ts";
 import type { ReplicaHost } from "../../shared/replica/replica-host.ts";
 import type { Role } from "../../shared/wire/persisted.ts";
 import type { LogEntry } from "../../shared/wire/persisted.ts";
-import type {
-  AckStandby,
-  AckStandbyReply,
-  ApplyBatch,
-  ApplyBatchReply,
-  NumberedOutput,
-  Refusal,
-  Replicate,
-  ReplicateReply,
-  ReplicaStatus,
-} from "../../shared/wire/replica-rpc.ts";
+import type { BatchOutcome, FlushReply, NumberedOutput, Refusal, Replicate, ReplicateReply, ReplicaStatus, Write, WriteReply } from "../../shared/wire/replica-rpc.ts";
 import type { DataflowRecord, HealthMap } from "../../shared/wire/routing.ts";
 import type { FluxRecord } from "../../shared/wire/window-result.ts";
 import type { MemoryReplicaStorage } from "../helpers/memory-replica-storage.ts";
@@ -32,9 +22,13 @@ export type ReadPageCall = { epoch: number; afterSeq: number; limit: number };
 export type OutputPage = { status: "ok"; outputs: NumberedOutput[] } | Refusal;
 
 export interface VariantHooks {
-  applyBatch?: Wrap<ApplyBatch, ApplyBatchReply>;
+  /** Around a write to a primary (its dedup and logging run synchronously at the start of the call). */
+  write?: Wrap<Write, Promise<WriteReply>>;
+  flush?: Wrap<{ epoch: number }, Promise<FlushReply>>;
+  /** Around the standby's side of a forward (or of recovery's catch-up). */
   replicate?: Wrap<Replicate, ReplicateReply>;
-  ackStandby?: Wrap<AckStandby, AckStandbyReply>;
+  /** Around a primary's forward as it sees it (`run` sends it through the network to the standby named in `host`'s meta). */
+  forward?: (standby: string, msg: Replicate, run: (msg: Replicate) => Promise<ReplicateReply>) => Promise<ReplicateReply>;
   readLog?: Wrap<ReadLogCall, LogEntry[] | Refusal>;
   readOutputPage?: Wrap<ReadPageCall, OutputPage>;
   /** Wraps a replica's storage when it is created. */
@@ -50,7 +44,7 @@ export interface VariantHooks {
 
 /** no-dedup: the primary judges every batch against empty dedup state. */
 export const withoutDedup =
-  (dedupWindow: number): Wrap<ApplyBatch, ApplyBatchReply> =>
+  (dedupWindow: number): Wrap<Write, Promise<WriteReply>> =>
   (host, msg, run) => {
     const state = host.load();
     if (!state) return run(msg);
@@ -61,25 +55,44 @@ export const withoutDedup =
       return run(msg);
     } finally {
       for (const entry of state.pending) pending.push(entry);
-      if (Object.keys(state.dedup).length > 0) recordSeq(dedup, msg.producer, msg.seq, dedupWindow);
+      for (const b of msg.batches) if (Object.keys(state.dedup).length > 0) recordSeq(dedup, b.producer, b.seq, dedupWindow);
       state.dedup = dedup;
       state.pending = pending;
     }
   };
 
 /** unstable-outputs: the primary applies (and emits from) a batch at once, as if it had no standby, keeping its log for the standby. */
-export const applyUnstable: Wrap<ApplyBatch, ApplyBatchReply> = (host, msg, run) => {
+export const applyUnstable: Wrap<Write, Promise<WriteReply>> = (host, msg, run) => {
   const meta = host.load()?.meta;
   if (!meta?.hasStandby) return run(msg);
-  const hold = meta.holdLogAfterLsn;
+  const { holdLogAfterLsn: hold, standby } = meta;
   meta.hasStandby = false;
+  meta.standby = null;
   meta.holdLogAfterLsn = Math.min(hold ?? Number.POSITIVE_INFINITY, meta.standbyAckLsn);
   try {
     return run(msg);
   } finally {
     meta.hasStandby = true;
+    meta.standby = standby;
     meta.holdLogAfterLsn = hold;
   }
+};
+
+/** early-duplicate-answer: a resent batch whose entry is still pending is answered at once, as if stable. */
+export const answerPendingAtOnce: Wrap<Write, Promise<WriteReply>> = (host, msg, run) => {
+  const pending = host.load()?.pending ?? [];
+  const early = msg.batches.map((b): BatchOutcome | null => {
+    const entry = pending.find((e) => e.producer === b.producer && e.seq === b.seq);
+    return entry ? { status: "duplicate", lsn: entry.lsn, replicated: true } : null;
+  });
+  return run(msg).then((reply) => (reply.status === "ok" ? { ...reply, results: reply.results.map((r, i) => early[i] ?? r) } : reply));
+};
+
+/** early-group-ack: only the first half of a forwarded group reaches the standby, yet the primary counts the whole group as held. */
+export const ackWholeGroup: NonNullable<VariantHooks["forward"]> = async (_standby, msg, run) => {
+  if (msg.entries.length < 2) return run(msg);
+  const reply = await run({ ...msg, entries: msg.entries.slice(0, Math.ceil(msg.entries.length / 2)), upToLsn: 0 });
+  return reply.status === "ok" || reply.status === "gap" ? { status: "ok", lsn: msg.upToLsn } : reply;
 };
 
 /** no-fencing: a call is taken as coming from the replica's own epoch, and served whatever role the replica holds. */

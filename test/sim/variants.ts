@@ -6,7 +6,7 @@
  * per run the most seeds the simulator may need: about 5× the seeds it took when measured.
  */
 import type { Workload } from "./sim-world.ts";
-import { acksEarly, applyUnstable, doubleOnStandby, dropTicks, pageFromCursor, pageSkipsFirst, pageWithOpenWindow, pastGaps, shiftWindow, trimEarly, unfenced, withoutDedup, type VariantHooks } from "./variant-hooks.ts";
+import { ackWholeGroup, acksEarly, answerPendingAtOnce, applyUnstable, doubleOnStandby, dropTicks, pageFromCursor, pageSkipsFirst, pageWithOpenWindow, pastGaps, shiftWindow, trimEarly, unfenced, withoutDedup, type VariantHooks } from "./variant-hooks.ts";
 import { hideUnavailable, keepEpochOnTakeover, resumeFromLowest } from "./variant-hooks-monitor.ts";
 import type { Invariant } from "./violations.ts";
 
@@ -31,19 +31,19 @@ export const VARIANTS = {
     what: "replicas never recognise a resent (producer, seq)",
     breaks: ["exactly-once"],
     runs: [{ bound: 5 }, { bothDown: true, bound: 5 }, { workload: "heavy-hitters", bound: 5 }, { workload: "ticks", bound: 5 }],
-    hooks: ({ dedupWindow }) => ({ applyBatch: withoutDedup(dedupWindow) }),
+    hooks: ({ dedupWindow }) => ({ write: withoutDedup(dedupWindow) }),
   },
   "no-fencing": {
     what: "replicas accept calls from any epoch and whatever role they hold",
     breaks: ["zombie-write"],
     runs: [{ bound: 45 }, { workload: "heavy-hitters", bound: 45 }, { workload: "ticks", bound: 70 }],
-    hooks: () => ({ applyBatch: unfenced("primary"), replicate: unfenced("standby"), ackStandby: unfenced("primary"), readLog: unfenced("primary") }),
+    hooks: () => ({ write: unfenced("primary"), flush: unfenced("primary"), replicate: unfenced("standby"), readLog: unfenced("primary") }),
   },
   "unstable-outputs": {
     what: "the primary treats entries as stable before the standby holds them",
     breaks: ["stable-prefix"],
     runs: [{ bound: 5 }, { bothDown: true, bound: 5 }, { workload: "heavy-hitters", bound: 5 }, { workload: "ticks", bound: 5 }],
-    hooks: () => ({ applyBatch: applyUnstable }),
+    hooks: () => ({ write: applyUnstable }),
   },
   "out-of-order-standby": {
     what: "the standby applies entries past a gap instead of waiting for it to be filled",
@@ -56,6 +56,18 @@ export const VARIANTS = {
     breaks: ["replicated-ack"],
     runs: [{ bound: 5 }, { workload: "heavy-hitters", bound: 5 }],
     hooks: () => ({ replicate: acksEarly }),
+  },
+  "early-group-ack": {
+    what: "the primary counts a whole forwarded group as held when the standby received only part of it",
+    breaks: ["replicated-ack"],
+    runs: [{ bound: 50 }],
+    hooks: () => ({ forward: ackWholeGroup }),
+  },
+  "early-duplicate-answer": {
+    what: "the primary answers a resent batch whose entry is still pending at once, before it is stable",
+    breaks: ["replicated-ack"],
+    runs: [{ bound: 250 }],
+    hooks: () => ({ write: answerPendingAtOnce }),
   },
   "promotion-without-fencing": {
     what: "the monitor promotes the standby without a new epoch",

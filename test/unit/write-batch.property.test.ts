@@ -1,5 +1,6 @@
 /**
- * Property (issues 2, 10): random batches from several producers, posted concurrently by
+ * Property (issues 2, 10, 12): random batches from several producers, posted concurrently
+ * through a router's write coalescer (so concurrent ones share calls and forwards) by
  * routers with stale routing, with random resends, reordering, replica restarts, calls
  * that fail before they run, replies lost after they ran, and epoch changes, give exactly
  * the outputs and open windows of a single-node reference fed each distinct batch once in
@@ -13,6 +14,8 @@ import { desiredConfigs } from "../../shared/monitor/desired-config.ts";
 import { windowAggregate } from "../../shared/operators/window-aggregate.ts";
 import { readResults } from "../../shared/router/read-results.ts";
 import { writeBatch } from "../../shared/router/write-batch.ts";
+import { WriteCoalescer } from "../../shared/router/write-coalescer.ts";
+import type { SendBatch } from "../../shared/router/write-partition.ts";
 import type { DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
 import type { LogEntry } from "../../shared/wire/persisted.ts";
 import type { DataflowRecord } from "../../shared/wire/routing.ts";
@@ -44,14 +47,14 @@ function bumpEpochs(current: DataflowRecord, cluster: MemoryCluster): DataflowRe
 }
 
 /** Posts until acknowledged; only retryable answers are retried. */
-async function post(cluster: MemoryCluster, s: DataflowSpec, b: Batch, routing: () => DataflowRecord, current: () => DataflowRecord): Promise<void> {
+async function post(send: SendBatch, s: DataflowSpec, b: Batch, routing: () => DataflowRecord, current: () => DataflowRecord): Promise<void> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const refresh = async () => {
       felt.staleRetries += 1;
       return [current()];
     };
     try {
-      await writeBatch(cluster, [{ record: routing(), subBatches: routeEvents(s, b.events, 0, 256) }], b, refresh);
+      await writeBatch(send, [{ record: routing(), subBatches: routeEvents(s, b.events, 0, 256) }], b, refresh);
       return;
     } catch (err) {
       if (!(err instanceof FluxError) || !err.retryable) throw err;
@@ -94,17 +97,24 @@ async function runSeed(seed: number) {
 
 /**
  * Sends every batch at least once, some again, in a random order, in waves of concurrent
- * posts: half through routing that is never refreshed; replicas restart and epochs move
- * between waves. @returns the routing as it ends.
+ * posts: half through routing that is never refreshed; replicas restart during waves and
+ * epochs move between them. @returns the routing as it ends.
  */
 async function postAll(r: ReturnType<typeof rng>, cluster: MemoryCluster, s: DataflowSpec, initial: DataflowRecord, batches: readonly Batch[]): Promise<DataflowRecord> {
   const replicaNames = initial.routes.flatMap((route) => [route.primary, ...(route.standby ? [route.standby] : [])]);
   const sends = r.shuffle([...batches, ...batches.filter(() => r.chance(0.4))]);
+  const sleep = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+  const coalescer = new WriteCoalescer({ maxBatches: 1 + r.int(6), maxChars: 50 + r.int(400), pollMs: 1, giveUpMs: 10_000, sleep });
   let current = initial;
   while (sends.length > 0) {
     const wave = sends.splice(0, 1 + r.int(4));
-    await Promise.all(wave.map((b) => post(cluster, s, b, () => (r.chance(0.5) ? initial : current), () => current)));
-    if (r.chance(0.3)) cluster.restart(replicaNames[r.int(replicaNames.length)] ?? "");
+    const posted = Promise.all(wave.map((b) => post(coalescer.sendVia(cluster), s, b, () => (r.chance(0.5) ? initial : current), () => current)));
+    // A replica restarts while writes and forwards are in flight (its memory is lost, storage kept).
+    if (r.chance(0.3)) {
+      for (let i = r.int(6); i > 0; i--) await Promise.resolve();
+      cluster.restart(replicaNames[r.int(replicaNames.length)] ?? "");
+    }
+    await posted;
     if (r.chance(0.15)) current = bumpEpochs(current, cluster);
   }
   return current;
