@@ -36,7 +36,7 @@ export const VARIANTS = {
   "no-fencing": {
     what: "replicas accept calls from any epoch and whatever role they hold",
     breaks: ["zombie-write"],
-    runs: [{ bound: 45 }, { workload: "heavy-hitters", bound: 45 }, { workload: "ticks", bound: 70 }],
+    runs: [{ bound: 70 }, { workload: "heavy-hitters", bound: 70 }, { workload: "ticks", bound: 25 }],
     hooks: () => ({ write: unfenced("primary"), flush: unfenced("primary"), replicate: unfenced("standby"), readLog: unfenced("primary") }),
   },
   "unstable-outputs": {
@@ -48,7 +48,7 @@ export const VARIANTS = {
   "out-of-order-standby": {
     what: "the standby applies entries past a gap instead of waiting for it to be filled",
     breaks: ["stable-log"],
-    runs: [{ bound: 5 }, { bothDown: true, bound: 5 }, { workload: "ticks", bound: 5 }],
+    runs: [{ bound: 5 }, { bothDown: true, bound: 10 }, { workload: "ticks", bound: 5 }],
     hooks: () => ({ replicate: pastGaps }),
   },
   "standby-acks-early": {
@@ -60,25 +60,25 @@ export const VARIANTS = {
   "early-group-ack": {
     what: "the primary counts a whole forwarded group as held when the standby received only part of it",
     breaks: ["replicated-ack"],
-    runs: [{ bound: 50 }],
+    runs: [{ bound: 35 }],
     hooks: () => ({ forward: ackWholeGroup }),
   },
   "early-duplicate-answer": {
     what: "the primary answers a resent batch whose entry is still pending at once, before it is stable",
     breaks: ["replicated-ack"],
-    runs: [{ bound: 250 }],
+    runs: [{ bound: 20 }],
     hooks: () => ({ write: answerPendingAtOnce }),
   },
   "promotion-without-fencing": {
     what: "the monitor promotes the standby without a new epoch",
     breaks: ["one-writer-per-epoch"],
-    runs: [{ bound: 15 }, { workload: "ticks", bound: 5 }],
+    runs: [{ bound: 5 }, { workload: "ticks", bound: 5 }],
     hooks: () => ({ save: keepEpochOnTakeover }),
   },
   "early-log-trim": {
     what: "replicas trim their log before the standby acknowledged and before a checkpoint",
     breaks: ["replicas-agree", "exception"],
-    runs: [{ bound: 95 }],
+    runs: [{ bound: 5 }],
     hooks: () => ({ storage: trimEarly }),
   },
   "cursor-repeat": {
@@ -108,7 +108,7 @@ export const VARIANTS = {
   "resume-from-wrong-replica": {
     what: "with both replicas down, the partition resumes from any replica it ever had that answers, lowest LSN first",
     breaks: ["exactly-once"],
-    runs: [{ bothDown: true, bound: 45 }],
+    runs: [{ bothDown: true, bound: 5 }],
     hooks: () => ({ save: resumeFromLowest() }),
   },
   "dropped-tick-on-standby": {
