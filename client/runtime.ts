@@ -40,14 +40,21 @@ export function defaultRuntime(overrides: Partial<ClientRuntime> = {}): ClientRu
 export const openSocketWithProtocols: OpenSocket = (url, token) =>
   opened(new WebSocket(toWs(url), ["flux.v1", `flux-token.${token}`]) as unknown as WebSocketish & { addEventListener(type: "open" | "error", fn: () => void): void });
 
+/** What a Workers `fetch` answers to an upgrade request. */
+interface UpgradeResponse {
+  readonly status: number;
+  readonly webSocket?: (WebSocketish & { accept(): void }) | null;
+  text(): Promise<string>;
+}
+
 /** Workers (and any platform whose `fetch` upgrades): a GET with `Upgrade: websocket` and the bearer header. */
-export function openSocketThroughFetch(fetchUpgrade: (url: string, init: { headers: Record<string, string> }) => Promise<Response>): OpenSocket {
+export function openSocketThroughFetch(fetchUpgrade: (url: string, init: { headers: Record<string, string> }) => Promise<UpgradeResponse>): OpenSocket {
   return async (url, token) => {
     const res = await fetchUpgrade(url, { headers: { upgrade: "websocket", authorization: `Bearer ${token}` } });
     const socket = res.webSocket;
     if (res.status !== 101 || !socket) throw errorFromAnswer(res.status, await res.text(), null);
     socket.accept();
-    return adaptSocket(socket as unknown as WebSocketish);
+    return adaptSocket(socket);
   };
 }
 

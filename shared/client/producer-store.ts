@@ -15,6 +15,9 @@ const ProducerTotalsSchema = z.object({
   accepted: z.number().int().min(0),
   filtered: z.number().int().min(0),
   late: z.number().int().min(0),
+  /** Batches refused as a whole (400, 413, 415; nothing of them applied) and their events. */
+  rejectedBatches: z.number().int().min(0).default(0),
+  rejectedEvents: z.number().int().min(0).default(0),
 });
 export type ProducerTotals = z.infer<typeof ProducerTotalsSchema>;
 
@@ -35,7 +38,7 @@ export const ProducerStateSchema = z.object({
   stream: z.string(),
   nextSeq: z.number().int().min(1),
   pending: PendingBatchSchema.nullable(),
-  /** Tag of the last acknowledged batch, so a caller can resume its input after it. */
+  /** Tag of the last batch settled (acknowledged or rejected), so a caller can resume its input after it. */
   ackedTag: z.unknown().optional(),
   totals: ProducerTotalsSchema,
 });
@@ -43,7 +46,7 @@ export type ProducerState = z.infer<typeof ProducerStateSchema>;
 
 /** A fresh state for a producer that has sent nothing. */
 export function freshProducerState(producerId: string, stream: string): ProducerState {
-  return { v: 1, producerId, stream, nextSeq: 1, pending: null, totals: { batches: 0, events: 0, duplicateBatches: 0, accepted: 0, filtered: 0, late: 0 } };
+  return { v: 1, producerId, stream, nextSeq: 1, pending: null, totals: { batches: 0, events: 0, duplicateBatches: 0, accepted: 0, filtered: 0, late: 0, rejectedBatches: 0, rejectedEvents: 0 } };
 }
 
 /** A new producer id: `flux-` and 16 hex digits from `random` (uniform in [0, 1)). */
@@ -56,6 +59,7 @@ export function randomProducerId(random: () => number): string {
 /** Totals after one more acknowledged batch of `events` events. */
 export function addAck(t: ProducerTotals, events: number, duplicate: boolean, records: { accepted: number; filtered: number; late: number }): ProducerTotals {
   return {
+    ...t,
     batches: t.batches + 1,
     events: t.events + events,
     duplicateBatches: t.duplicateBatches + (duplicate ? 1 : 0),

@@ -172,10 +172,9 @@ export class Producer {
       return;
     }
     const next: ProducerState = { ...this.current, pending: null };
-    if (outcome.kind === "acked") {
-      next.totals = addAck(next.totals, batch.events.length, outcome.answer.duplicate, recordCounts(outcome.answer));
-      if (batch.tag !== undefined) next.ackedTag = batch.tag;
-    }
+    if (outcome.kind === "acked") next.totals = addAck(next.totals, batch.events.length, outcome.answer.duplicate, recordCounts(outcome.answer));
+    else next.totals = { ...next.totals, rejectedBatches: next.totals.rejectedBatches + 1, rejectedEvents: next.totals.rejectedEvents + batch.events.length };
+    if (batch.tag !== undefined) next.ackedTag = batch.tag;
     await this.persist(next);
     this.done += batch.events.length;
     if (outcome.kind === "acked") this.options.onAck?.(batch, outcome.answer);
