@@ -1,4 +1,4 @@
-/** Three Vitest projects: unit (Node), workers (workerd integration) and fault (workerd with faults on). */
+/** Four Vitest projects: unit (Node), cli (Node, against wrangler dev), workers (workerd integration) and fault (workerd with faults on). */
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
@@ -22,6 +22,15 @@ export default defineConfig({
           name: "unit",
           environment: "node",
           include: ["test/unit/**/*.test.ts", "test/sim/**/*.test.ts"],
+        },
+      },
+      {
+        // The CLI as a user runs it, against `wrangler dev` on free ports (test/helpers/local-stack.ts).
+        test: {
+          name: "cli",
+          environment: "node",
+          include: ["test/cli/**/*.test.ts"],
+          testTimeout: 60_000,
         },
       },
       {

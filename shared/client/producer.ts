@@ -99,11 +99,12 @@ export class Producer {
     this.forced++;
     this.wake.fire();
     try {
-      while (!this.failure && this.done < target) await this.waitForProgress();
+      while (!this.failure && !this.aborting && this.done < target) await this.waitForProgress();
     } finally {
       this.forced--;
     }
     if (this.failure) throw this.failure;
+    if (this.done < target) throw new Error("the producer was aborted before everything was acknowledged");
   }
 
   /** Flushes, then stops. */

@@ -66,12 +66,14 @@ async function post(ctx: CommandContext, file: string, options: PostOptions): Pr
   });
   const before = producer.totals;
   progress.start(before);
-  const interrupted = await sendLines(producer, path, lineOf(producer.state.pending?.tag) ?? lineOf(producer.state.ackedTag) ?? 0);
-  if (interrupted) {
+  // Ctrl-C stops at once: every batch was saved before it was sent, so the next run resends it.
+  const onSigint = () => {
     progress.stop();
     process.stderr.write(`interrupted: ${producer.totals.events} of ${input.events} events acknowledged; run the same command again to resume (state in ${statePath})\n`);
-    return EXIT.INTERRUPTED;
-  }
+    process.exit(EXIT.INTERRUPTED);
+  };
+  process.once("SIGINT", onSigint);
+  await sendLines(producer, path, lineOf(producer.state.pending?.tag) ?? lineOf(producer.state.ackedTag) ?? 0);
   await producer.close();
   progress.stop();
   const totals = producer.totals;
@@ -79,30 +81,19 @@ async function post(ctx: CommandContext, file: string, options: PostOptions): Pr
   return totals.rejectedBatches > 0 ? EXIT.REFUSED : EXIT.OK;
 }
 
-/** Queues every event after `fromLine`. @returns true when Ctrl-C stopped it */
-async function sendLines(producer: Producer, path: string, fromLine: number): Promise<boolean> {
-  let interrupted = false;
-  const onSigint = () => {
-    interrupted = true;
-    void producer.abort();
-  };
-  process.once("SIGINT", onSigint);
+/** Queues every event after `fromLine` (the line of the last batch saved). */
+async function sendLines(producer: Producer, path: string, fromLine: number): Promise<void> {
   const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
   let line = 0;
   try {
     for await (const text of lines) {
       line++;
       if (line <= fromLine || text.trim() === "") continue;
-      if (interrupted) break;
       await producer.send(JSON.parse(text), { line });
     }
-  } catch (err) {
-    if (!interrupted) throw err;
   } finally {
     lines.close();
-    process.removeListener("SIGINT", onSigint);
   }
-  return interrupted;
 }
 
 function diff(after: ProducerTotals, before: ProducerTotals): ProducerTotals {
@@ -111,6 +102,9 @@ function diff(after: ProducerTotals, before: ProducerTotals): ProducerTotals {
 
 function summary(fileEvents: number, t: ProducerTotals, before: ProducerTotals, producerId: string): string {
   const run = diff(t, before);
+  if (run.batches === 0 && run.rejectedBatches === 0 && before.batches > 0) {
+    return `nothing left to post: all ${t.events} events were acknowledged before, as producer ${producerId} (--restart posts the file again under a new producer id)`;
+  }
   const lines = [
     `posted ${t.events} of ${fileEvents} events in ${t.batches} batches as producer ${producerId}${before.batches > 0 ? ` (this run: ${run.events} events in ${run.batches} batches)` : ""}`,
     `resent batches the server already held: ${t.duplicateBatches}`,
