@@ -37,7 +37,7 @@ export function defaultRuntime(overrides: Partial<ClientRuntime> = {}): ClientRu
  * `flux-token.<token>`; the server selects `flux.v1`. Needs a server that accepts
  * tokens this way (scoped tokens, issue 13 part 4).
  */
-export const openSocketWithProtocols: OpenSocket = (url, token) =>
+const openSocketWithProtocols: OpenSocket = (url, token) =>
   opened(new WebSocket(toWs(url), ["flux.v1", `flux-token.${token}`]) as unknown as WebSocketish & { addEventListener(type: "open" | "error", fn: () => void): void });
 
 /** What a Workers `fetch` answers to an upgrade request. */

@@ -29,8 +29,3 @@ export function recordCounts(answer: IngestAnswer): z.infer<typeof RecordCountsS
   }
   return sum;
 }
-
-/** Whether any partition held the batch on its primary alone (degraded or unreplicated). */
-export function isSingleCopy(answer: IngestAnswer): boolean {
-  return answer.dataflows.some((d) => d.partitions.some((p) => !p.replicated));
-}

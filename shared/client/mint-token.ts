@@ -14,4 +14,3 @@ export const MintTokenRequestSchema = z.strictObject({
 export type MintTokenRequest = z.infer<typeof MintTokenRequestSchema>;
 
 export const MintTokenResponseSchema = z.object({ token: z.string(), expiresAtMs: z.number() });
-export type MintTokenResponse = z.infer<typeof MintTokenResponseSchema>;

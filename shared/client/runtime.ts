@@ -5,12 +5,12 @@
  */
 
 /** Headers of a response: only lookup is needed. */
-export interface HeadersLike {
+interface HeadersLike {
   get(name: string): string | null;
 }
 
 /** A response body read chunk by chunk (a web `ReadableStream<Uint8Array>`). */
-export interface BodyLike {
+interface BodyLike {
   getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(reason?: unknown): Promise<void> };
 }
 

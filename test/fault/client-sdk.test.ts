@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../../shared/client/producer-store.ts";
 import type { SubscribedWindow } from "../../shared/client/subscription-frame.ts";
 import { createDataflow, subscribe } from "../helpers/api.ts";
-import { expectExact, failOverWhilePosting, fault, faultSpec, outputLabel, routing, SUBSCRIBED_PAGES, subscribedDataflow, tickUntilHealthy, type Event } from "../helpers/fault-client.ts";
+import { expectExact, failOverWhilePosting, faultSpec, outputLabel, routing, SUBSCRIBED_PAGES, subscribedDataflow, tickUntilHealthy, type Event } from "../helpers/fault-client.ts";
 import { sdkClient } from "../helpers/sdk-client.ts";
 
 const events = (n: number, from = 0): Event[] => Array.from({ length: n }, (_, i) => ({ page: `page-${(from + i) % 9}`, ts: 1_000 + (from + i) * 7, bytes: from + i }));

@@ -12,7 +12,7 @@ export const STACK_TOKEN = "cli-test-token";
 export const STACK_ADMIN_TOKEN = "cli-test-admin-token";
 
 /** A port the OS says is free right now. */
-export function freePort(): Promise<number> {
+function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);

@@ -17,7 +17,7 @@ function replicaCell(r: Replica | undefined): string {
 }
 
 /** The readable status of one dataflow. */
-export function describeDataflow(d: DataflowStatus, recentEvents = 5): string {
+function describeDataflow(d: DataflowStatus, recentEvents = 5): string {
   const rows = d.partitions.map((p) => {
     const primary = p.replicas.find((r) => r.role === "primary") ?? p.replicas[0];
     const standby = p.replicas.find((r) => r !== primary && r.role === "standby");
