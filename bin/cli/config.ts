@@ -32,10 +32,12 @@ export const DEFAULT_URL = "http://127.0.0.1:8787";
 
 /** Resolves the connection from flags, environment and config file, in that order. */
 export function resolveConnection(flags: GlobalFlags, env: NodeJS.ProcessEnv = process.env): Connection {
-  const file = readConfigFile(flags.config ?? env.FLUX_CONFIG);
-  const url = flags.url ?? env.FLUX_URL ?? file.url ?? DEFAULT_URL;
-  const token = flags.token ?? env.FLUX_TOKEN ?? file.token;
-  const adminToken = flags.adminToken ?? env.FLUX_ADMIN_TOKEN ?? file.adminToken;
+  const file = readConfigFile(flags.config ?? (env.FLUX_CONFIG || undefined));
+  // An empty variable counts as unset, as in most shells' tools.
+  const fromEnv = (name: string) => env[name] || undefined;
+  const url = flags.url ?? fromEnv("FLUX_URL") ?? file.url ?? DEFAULT_URL;
+  const token = flags.token ?? fromEnv("FLUX_TOKEN") ?? file.token;
+  const adminToken = flags.adminToken ?? fromEnv("FLUX_ADMIN_TOKEN") ?? file.adminToken;
   return { url, ...(token ? { token } : {}), ...(adminToken ? { adminToken } : {}) };
 }
 

@@ -169,6 +169,16 @@ describe("flux CLI on a local stack", () => {
     expect(down.code).toBe(6);
   }, 60_000);
 
+  it("reads url and token from a config file; flags and environment win over it", async () => {
+    writeFileSync(join(dir, "flux.config.json"), JSON.stringify({ url: stack.url, token: STACK_TOKEN }));
+    const noEnv = { FLUX_URL: "", FLUX_TOKEN: "", FLUX_ADMIN_TOKEN: "" };
+    const fromFile = await startFlux(["ls", "--json"], dir, noEnv).done;
+    expect(fromFile.code, fromFile.stderr).toBe(0);
+    expect((json(fromFile.stdout) as { dataflows: { id: string }[] }).dataflows.map((d) => d.id)).toContain("by-page");
+    expect((await startFlux(["ls"], dir, { ...noEnv, FLUX_TOKEN: "wrong" }).done).code).toBe(5);
+    expect((await startFlux(["--token", "wrong", "ls"], dir, noEnv).done).code).toBe(5);
+  });
+
   it("token mints a scoped token through POST /v1/admin/tokens with the admin token", async () => {
     const seen: { auth: string | undefined; body: unknown }[] = [];
     const server: Server = createServer((req, res) => {
