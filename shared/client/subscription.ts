@@ -40,13 +40,18 @@ export async function* subscribe(http: HttpClient, dataflow: string, options: Su
   let failures = 0;
   const connect = options.transport === "websocket" ? socketFrames : sseFrames;
   while (!options.stopped?.()) {
+    let delivered = false;
     try {
       for await (const frame of connect(http, dataflow, cursor, options.maxMs ?? 60_000)) {
         failures = 0;
+        delivered = true;
         cursor = frame.cursor;
         if (frame.type === "window") yield frame.window;
         if (options.stopped?.()) return;
       }
+      // A connection that ended with nothing in it waits before the next, so a server
+      // or proxy that ends responses at once is not called in a tight loop.
+      if (!delivered) await sleep(http.runtime, backoffDelayMs(failures++, options.backoff ?? SUBSCRIBE_BACKOFF, http.runtime.random()));
     } catch (err) {
       if (!(err instanceof FluxClientError) || !err.retryable) throw err;
       const delayMs = backoffDelayMs(failures, options.backoff ?? SUBSCRIBE_BACKOFF, http.runtime.random(), err.retryAfterMs);

@@ -94,6 +94,23 @@ describe("subscribe", () => {
     expect(server.cursors.slice(1, 4)).toEqual(["3", "3", "3"]);
   });
 
+  it("waits between connections that end with nothing in them", async () => {
+    const waits: number[] = [];
+    let calls = 0;
+    const fetch: FetchLike = async () => {
+      calls++;
+      const text = calls > 3 ? `event: window\nid: 1\ndata: ${JSON.stringify({ partition: 0, outputSeq: 1, key: "k", windowStartMs: 0, windowEndMs: 10, values: { n: 1 } })}\n\n` : "";
+      return new Response(text, { status: 200, headers: { "content-type": "text/event-stream" } });
+    };
+    const client = new FluxClient({ url: "http://flux.test", token: "t", runtime: defaultRuntime({ fetch, random: () => 0.5, setTimer: (fn, ms) => (waits.push(ms), queueMicrotask(fn), () => {}) }) });
+    for await (const w of client.subscribe("df")) {
+      expect(w.outputSeq).toBe(1);
+      break;
+    }
+    expect(calls).toBe(4);
+    expect(waits).toEqual([125, 250, 500]);
+  });
+
   it("starts from a given cursor and throws refusals that reconnecting cannot fix", async () => {
     const client = clientWith(async () => new Response('{"error":{"code":"UNKNOWN_DATAFLOW","message":"no dataflow \'x\'"}}', { status: 404 }));
     const iterate = async () => {
