@@ -26,11 +26,14 @@ export default defineConfig({
       },
       {
         // The CLI as a user runs it, against `wrangler dev` on free ports (test/helpers/local-stack.ts).
+        // It runs after the other projects, so its wrangler and workerd processes do not
+        // compete with their timed tests for the CPU.
         test: {
           name: "cli",
           environment: "node",
           include: ["test/cli/**/*.test.ts"],
           testTimeout: 60_000,
+          sequence: { groupOrder: 1 },
         },
       },
       {
