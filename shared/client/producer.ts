@@ -8,7 +8,6 @@
 import { DEFAULT_BACKOFF } from "./backoff.ts";
 import { DEFAULT_LIMITS, type ProducerOptions } from "./producer-options.ts";
 import { BatchQueue, type BatchLimits } from "./batch-queue.ts";
-import { FluxClientError } from "./client-error.ts";
 import { deliverBatch, KEEPALIVE_LIMIT_BYTES, type DeliverContext, type Outcome } from "./deliver-batch.ts";
 import type { HttpClient } from "./http.ts";
 import { recordCounts } from "./ingest-answer.ts";
@@ -26,7 +25,7 @@ export class Producer {
   private closing = false;
   private aborting = false;
   private hidden = false;
-  private failure: FluxClientError | null = null;
+  private failure: Error | null = null;
   private readonly loop: Promise<void>;
 
   private readonly http: HttpClient;
@@ -45,7 +44,8 @@ export class Producer {
       lingerMs: options.lingerMs ?? DEFAULT_LIMITS.lingerMs,
     };
     if (state.pending) this.enqueued = state.pending.events.length;
-    this.loop = this.run();
+    // A failing store (or a bug) stops the producer like a fatal answer, never as an unhandled rejection.
+    this.loop = this.run().catch((err: unknown) => this.fail(err instanceof Error ? err : new Error(String(err))));
   }
 
   /** Loads the store (resending a saved pending batch first) and starts sending. */
@@ -53,7 +53,7 @@ export class Producer {
     const store = options.store ?? new MemoryStore();
     const saved = await store.load();
     if (saved && saved.stream !== options.stream) throw new Error(`the store holds producer ${saved.producerId} of stream '${saved.stream}', not '${options.stream}'`);
-    const state = saved ?? freshProducerState(options.producerId ?? randomProducerId(http.runtime.random), options.stream);
+    const state = saved ?? freshProducerState(options.producerId ?? randomProducerId(() => http.runtime.random()), options.stream);
     if (!saved) await store.save(state);
     return new Producer(http, options, store, state);
   }
@@ -61,6 +61,7 @@ export class Producer {
   get producerId(): string {
     return this.current.producerId;
   }
+
   /** A copy of the persisted state: next seq, pending batch, totals. */
   get state(): ProducerState {
     return parseProducerState(JSON.stringify(this.current));
@@ -69,9 +70,8 @@ export class Producer {
   get totals(): ProducerTotals {
     return { ...this.current.totals };
   }
-
-  /** The error that stopped the producer, or null. */
-  get error(): FluxClientError | null {
+  /** The error that stopped the producer (a FluxClientError, or the store's error), or null. */
+  get error(): Error | null {
     return this.failure;
   }
 
@@ -118,7 +118,7 @@ export class Producer {
     }
   }
 
-  /** Stops at once: the batch in flight stays pending in the store (resent by the next producer on it); queued events are dropped. */
+  /** Stops at once: the batch in flight stays pending in the store (the next producer on it resends it); queued events are dropped. */
   async abort(): Promise<void> {
     this.aborting = this.closing = true;
     this.wake.fire();
@@ -167,11 +167,7 @@ export class Producer {
   }
 
   private async settle(batch: PendingBatch, outcome: Outcome): Promise<void> {
-    if (outcome.kind === "fatal") {
-      this.failure = outcome.error;
-      this.wake.fire();
-      return;
-    }
+    if (outcome.kind === "fatal") return this.fail(outcome.error);
     const next: ProducerState = { ...this.current, pending: null };
     if (outcome.kind === "acked") next.totals = addAck(next.totals, batch.events.length, outcome.answer.duplicate, recordCounts(outcome.answer));
     else next.totals = { ...next.totals, rejectedBatches: next.totals.rejectedBatches + 1, rejectedEvents: next.totals.rejectedEvents + batch.events.length };
@@ -180,6 +176,11 @@ export class Producer {
     this.done += batch.events.length;
     if (outcome.kind === "acked") this.options.onAck?.(batch, outcome.answer);
     else this.options.onRejected?.(batch, outcome.error);
+    this.wake.fire();
+  }
+
+  private fail(error: Error): void {
+    this.failure = error;
     this.wake.fire();
   }
 

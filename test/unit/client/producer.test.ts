@@ -192,6 +192,18 @@ describe("backpressure and errors", () => {
     expect((await store.load())?.pending?.seq).toBe(1);
   });
 
+  it("stops with the store's error when saving fails, before sending the batch", async () => {
+    const store = new MemoryStore();
+    const producer = await open({ store, lingerMs: 10 });
+    store.save = async () => {
+      throw new Error("disk full");
+    };
+    await sendAll(producer, events(2));
+    await vi.advanceTimersByTimeAsync(20);
+    await expect(producer.flush()).rejects.toThrow("disk full");
+    expect(server.requests).toHaveLength(0);
+  });
+
   it("stops on 401 without retrying", async () => {
     server.next({ kind: "status", status: 401, code: "UNAUTHORIZED" });
     const producer = await open({ lingerMs: 0 });
