@@ -1,4 +1,4 @@
-/** Four Vitest projects: unit (Node), cli (Node, against wrangler dev), workers (workerd integration) and fault (workerd with faults on). */
+/** Five Vitest projects: unit (Node), workers (workerd integration) and fault (workerd with faults on); then cli (Node) and browser (Chromium), both against wrangler dev. */
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
@@ -10,6 +10,8 @@ import { defineConfig } from "vitest/config";
 const TEST_BINDINGS = {
   FLUX_API_TOKEN: "test-token",
   FLUX_ADMIN_TOKEN: "test-admin-token",
+  // Two signing secrets, as during a rotation: the first signs, both verify.
+  FLUX_TOKEN_SECRETS: "test-secret-new-0123456789abcdef0123, test-secret-old-0123456789abcdef0123",
   FLUX_CHECKPOINT_EVERY: "4",
   FLUX_HEARTBEAT_MS: "3600000",
 };
@@ -48,6 +50,17 @@ export default defineConfig({
         test: {
           name: "workers",
           include: ["test/integration/**/*.test.ts"],
+        },
+      },
+      {
+        // The dashboard in headless Chromium against `wrangler dev` (test/browser/local-stack.ts).
+        test: {
+          name: "browser",
+          environment: "node",
+          include: ["test/browser/**/*.test.ts"],
+          hookTimeout: 90_000,
+          // With cli, after the workerd and unit projects, so wrangler dev does not compete with their timed tests.
+          sequence: { groupOrder: 1 },
         },
       },
       {

@@ -33,6 +33,7 @@ export async function startFlux(scriptPath, persistPath, vars = {}) {
       durableObjects: {
         PARTITION_REPLICA: { className: "PartitionReplica", useSQLite: true },
         COORDINATOR: { className: "Coordinator", useSQLite: true },
+        INGEST_STATS: { className: "IngestStats", useSQLite: true },
       },
       bindings: { FLUX_API_TOKEN: TOKEN, FLUX_ADMIN_TOKEN: ADMIN_TOKEN, FLUX_ENABLE_FAULTS: "true", FLUX_MAX_BATCH_EVENTS: "20000", FLUX_MAX_BODY_BYTES: "8388608", ...vars },
     }),

@@ -19,8 +19,8 @@ import {
 import type { FaultKind } from "../wire/admin.ts";
 import type { StoredDataflowSpecSchema } from "../wire/dataflow-spec.ts";
 import type { StreamSchemaSchema } from "../wire/stream-schema.ts";
+import { MintTokenRequestSchema, MintTokenResponseSchema, type MintTokenRequest } from "../wire/tokens.ts";
 import { HttpClient, type ConnectionOptions } from "./http.ts";
-import { MintTokenRequestSchema, MintTokenResponseSchema, type MintTokenRequest } from "./mint-token.ts";
 import { Producer } from "./producer.ts";
 import type { ProducerOptions } from "./producer-options.ts";
 import { resultPages, type ResultsQuery } from "./result-pages.ts";
@@ -86,7 +86,7 @@ export class FluxClient {
     return this.http.json(FaultResponseSchema, "POST", path("admin", "replicas", replica, "fault"), { auth: "admin", body: { kind } });
   }
 
-  /** Mints a scoped, expiring token (admin token; needs a server with `POST /v1/admin/tokens`). */
+  /** Mints a scoped, expiring token (admin token): ingest into `streams`, read `dataflows`, or admin; at most a day. */
   mintToken(request: MintTokenRequest) {
     return this.http.json(MintTokenResponseSchema, "POST", path("admin", "tokens"), { auth: "admin", body: MintTokenRequestSchema.parse(request) });
   }

@@ -4,7 +4,6 @@
  * and resumed, with exact totals and exact results.
  */
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -179,23 +178,27 @@ describe("flux CLI on a local stack", () => {
     expect((await startFlux(["--token", "wrong", "ls"], dir, noEnv).done).code).toBe(5);
   });
 
-  it("token mints a scoped token through POST /v1/admin/tokens with the admin token", async () => {
-    const seen: { auth: string | undefined; body: unknown }[] = [];
-    const server: Server = createServer((req, res) => {
-      let body = "";
-      req.on("data", (d: Buffer) => (body += d.toString()));
-      req.on("end", () => {
-        seen.push({ auth: req.headers.authorization, body: JSON.parse(body) });
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ token: "scoped.abc", expiresAtMs: 1_800_000_000_000 }));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const address = server.address();
-    const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
-    const run = await startFlux(["token", "--scope", "read", "--dataflows", "by-page,other", "--ttl", "600", "--json"], dir, { ...env, FLUX_URL: url }).done;
-    server.close();
-    expect(run.code, run.stderr).toBe(0);
-    expect(json(run.stdout)).toEqual({ token: "scoped.abc", expiresAtMs: 1_800_000_000_000 });
-    expect(seen).toEqual([{ auth: `Bearer ${STACK_ADMIN_TOKEN}`, body: { scope: "read", ttlSeconds: 600, dataflows: ["by-page", "other"] } }]);
+  it("token mints scoped tokens: a read token tails its dataflow only, an ingest token posts to its stream only", async () => {
+    const minted = await flux("token", "--scope", "read", "--dataflows", "by-page", "--ttl", "600", "--json");
+    expect(minted.code, minted.stderr).toBe(0);
+    const read = json(minted.stdout) as { token: string; expiresAtMs: number };
+    expect(read.expiresAtMs).toBeGreaterThan(Date.now());
+    const scoped = { ...env, FLUX_TOKEN: read.token };
+    for (const transport of [[], ["--ws"]]) {
+      const tail = await startFlux(["tail", "by-page", "--max", "1", "--from-start", "--json", ...transport], dir, scoped).done;
+      expect(tail.code, tail.stderr).toBe(0);
+      expect(json(tail.stdout)).toMatchObject({ outputSeq: 1 });
+    }
+    expect((await startFlux(["ls"], dir, scoped).done).code).toBe(5);
+
+    const ingest = json((await flux("token", "--scope", "ingest", "--streams", "clicks", "--json")).stdout) as { token: string };
+    writeFileSync(join(dir, "one.ndjson"), `${JSON.stringify({ page: "p0", ts: 1_700_000_100_000, bytes: 1 })}\n`);
+    const posted = await startFlux(["post", "one.ndjson", "--stream", "clicks", "--json"], dir, { ...env, FLUX_TOKEN: ingest.token }).done;
+    expect(posted.code, posted.stderr).toBe(0);
+    expect((json(posted.stdout) as { totals: { events: number } }).totals.events).toBe(1);
+    expect((await startFlux(["get", "by-page"], dir, { ...env, FLUX_TOKEN: ingest.token }).done).code).toBe(5);
+    const usage = await flux("token", "--scope", "read", "--streams", "clicks");
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain("read needs --dataflows");
   });
 });

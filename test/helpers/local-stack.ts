@@ -33,7 +33,9 @@ export async function startLocalStack(timeoutMs = 90_000): Promise<LocalStack> {
   const [port, inspector] = [await freePort(), await freePort()];
   const persist = mkdtempSync(join(tmpdir(), "flux-cli-stack-"));
   const args = ["dev", "--local", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--persist-to", persist, "--show-interactive-dev-session=false"];
-  for (const v of ["FLUX_ENABLE_FAULTS:true", `FLUX_API_TOKEN:${STACK_TOKEN}`, `FLUX_ADMIN_TOKEN:${STACK_ADMIN_TOKEN}`]) args.push("--var", v);
+  for (const v of ["FLUX_ENABLE_FAULTS:true", `FLUX_API_TOKEN:${STACK_TOKEN}`, `FLUX_ADMIN_TOKEN:${STACK_ADMIN_TOKEN}`, "FLUX_TOKEN_SECRETS:cli-test-secret-0123456789abcdef0123456789"]) {
+    args.push("--var", v);
+  }
   const child = spawn(join("node_modules", ".bin", "wrangler"), args, {
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,6 +1,7 @@
 /** `flux fault REPLICA KIND` and `flux token`: the admin-token commands. */
 import { Argument, Command, Option } from "commander";
 import { FaultRequestSchema } from "../../../shared/wire/admin.ts";
+import { MAX_TOKEN_TTL_SECONDS, MintTokenRequestSchema } from "../../../shared/wire/tokens.ts";
 import { action, contextOf } from "../context.ts";
 import { UsageError } from "../exit-codes.ts";
 
@@ -22,22 +23,22 @@ export function faultCommand(): Command {
 
 export function tokenCommand(): Command {
   return new Command("token")
-    .description("mint a scoped, expiring token (admin token; the server needs POST /v1/admin/tokens)")
+    .description("mint a scoped, expiring token (admin token): ingest into streams, read dataflows, or admin")
     .addOption(new Option("--scope <scope>", "what the token allows").choices(["ingest", "read", "admin"]).makeOptionMandatory())
     .option("--streams <names>", "ingest tokens: comma-separated streams it may post to", list)
     .option("--dataflows <ids>", "read tokens: comma-separated dataflows it may read", list)
-    .option("--ttl <seconds>", "lifetime in seconds", "3600")
+    .option("--ttl <seconds>", `lifetime in seconds (at most ${MAX_TOKEN_TTL_SECONDS})`, "3600")
     .action(
       action(async (options: { scope: "ingest" | "read" | "admin"; streams?: string[]; dataflows?: string[]; ttl: string }, command: Command) => {
         const ctx = contextOf(command);
-        const ttlSeconds = Number(options.ttl);
-        if (!Number.isSafeInteger(ttlSeconds) || ttlSeconds < 1) throw new UsageError(`--ttl must be a positive number of seconds, not '${options.ttl}'`);
-        const answer = await ctx.client.mintToken({
+        const request = MintTokenRequestSchema.safeParse({
           scope: options.scope,
-          ttlSeconds,
+          ttlSeconds: Number(options.ttl),
           ...(options.streams ? { streams: options.streams } : {}),
           ...(options.dataflows ? { dataflows: options.dataflows } : {}),
         });
+        if (!request.success) throw new UsageError(`token: ${request.error.issues.map((i) => `${i.path.join(".") || "(request)"}: ${i.message}`).join("; ")} (ingest needs --streams, read needs --dataflows, admin neither; --ttl at most ${MAX_TOKEN_TTL_SECONDS})`);
+        const answer = await ctx.client.mintToken(request.data);
         ctx.print(answer, () => `${answer.token}\n(expires ${new Date(answer.expiresAtMs).toISOString()})`);
       }),
     );
