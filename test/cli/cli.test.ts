@@ -146,6 +146,11 @@ describe("flux CLI on a local stack", () => {
     const primary = before.dataflows[0]?.partitions[0]?.replicas.find((r) => r.role === "primary")?.name ?? "";
     const crashed = await flux("fault", primary, "crash");
     expect(crashed.stdout).toBe(`${primary}: crash injected\n`);
+    // A write that fails makes the monitor probe at once, even when the dataflow was idle;
+    // flux post resends until the standby has taken over.
+    writeFileSync(join(dir, "after-crash.ndjson"), EVENTS.slice(0, 20).map((e) => JSON.stringify({ ...e, ts: e.ts + 60_000 })).join("\n"));
+    const posted = await flux("post", "after-crash.ndjson", "--stream", "clicks", "--json");
+    expect(posted.code, posted.stderr).toBe(0);
     let status = "";
     const deadline = Date.now() + 30_000;
     while (!status.includes("takeover") && Date.now() < deadline) status = (await flux("status")).stdout;
