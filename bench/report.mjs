@@ -1,10 +1,12 @@
 // Turns one benchmark run into docs/BENCHMARKS.md plus SVG plots.
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
+import { costSections, fmt, pct, writePartitionsPlot } from "./report-cost.mjs";
 import { lineChart } from "./svg.mjs";
 
-const fmt = (n, digits = 0) => (Number.isFinite(n) ? n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits }) : "n/a");
-const pct = (r) => `${(r * 100).toFixed(0)}%`;
+/** The Flux cells with 100-event batches: the issue-5 throughput table. */
+const fluxThroughput = (results) => results.matrix.filter((c) => c.mode === "flux" && c.batchSize === 100);
+const loads = (l) => (l ? l.map((n) => n.toFixed(2)).join(", ") : "n/a");
 
 function machine() {
   const workerd = JSON.parse(readFileSync("node_modules/miniflare/package.json", "utf8")).dependencies?.workerd ?? "?";
@@ -12,7 +14,7 @@ function machine() {
 }
 
 function targetTable(results) {
-  const tp = (p, r) => results.throughput.find((t) => t.partitions === p && t.replication === r);
+  const tp = (p, r) => fluxThroughput(results).find((t) => t.partitions === p && t.replication === r);
   const row = (target, measured, met) => `| ${target} | ${measured} | ${met ? "met" : "**missed**"} |`;
   const ofRaw = tp(4, 2).eventsPerSecond / results.raw.eventsPerSecond;
   const r2r1 = tp(4, 2).eventsPerSecond / tp(4, 1).eventsPerSecond;
@@ -32,8 +34,9 @@ function targetTable(results) {
 }
 
 export function writeReport(results) {
-  const tp = (p, r) => results.throughput.find((t) => t.partitions === p && t.replication === r);
-  const rows = results.throughput.map(
+  const throughput = fluxThroughput(results);
+  const tp = (p, r) => throughput.find((t) => t.partitions === p && t.replication === r);
+  const rows = throughput.map(
     (t) => `| ${t.partitions} | ${t.replication} | ${fmt(t.eventsPerSecond)} | ${fmt(t.p50Ms, 1)} | ${fmt(t.p99Ms, 1)} | ${fmt(t.cpuMicrosPerEvent, 1)} | ${fmt(t.eventsPerSecond / results.raw.eventsPerSecond, 3)} |`,
   );
   const ratios = [1, 4, 16].map((p) => {
@@ -44,6 +47,7 @@ export function writeReport(results) {
   const f = results.failover;
   const recRows = results.recovery.map((r) => `| ${fmt(r.keys)} | ${fmt(r.seedMs)} | ${fmt(r.baselineEventsPerSecond)} | ${fmt(r.duringEventsPerSecond)} | ${pct(r.ratio)} |`);
 
+  writePartitionsPlot(results, "docs/bench-partitions.svg", writeFileSync);
   writeFileSync(
     "docs/bench-failover.svg",
     lineChart({
@@ -76,12 +80,16 @@ disk (SQLite), load from a separate process (this Node process; workerd runs in 
 Every ratio below compares numbers from this one run, since the machine is shared and
 noisy. Raw results: [\`bench/results/full.json\`](../bench/results/full.json).
 
-Machine: ${machine()}.
+Machine: ${machine()}. Shared with other engineers' work while it ran: load average
+(1, 5, 15 min) ${loads(results.loadAverageBefore)} before and ${loads(results.loadAverageAfter)} after the run
+(${results.startedAt.slice(11, 16)}–${results.finishedAt.slice(11, 16)} UTC); absolute numbers are noisy, ratios within the run less so.
 
-Load: ${results.throughput.length ? "8" : "?"} producers, each posting 100-event JSON batches back to back over 10,000
+Load: 8 producers, each posting 100-event JSON batches back to back over 10,000
 keys (closed loop: a producer waits for its acknowledgement), resending on 503.
 
-## Throughput and latency
+${costSections(results)}
+
+## Throughput and latency (issue 5)
 
 | P | R | events/s | p50 ms | p99 ms | workerd CPU µs/event | of raw |
 | --- | --- | --- | --- | --- | --- | --- |
@@ -149,7 +157,7 @@ ${targetTable(results)}
 
 Locally the router, both replicas of every partition and the monitor all run in one
 workerd process. Throughput × CPU per event shows it saturated at about one core in
-every configuration (${results.throughput.map((t) => `P=${t.partitions} R=${t.replication}: ${fmt((t.eventsPerSecond * t.cpuMicrosPerEvent) / 1e6, 2)}`).join(", ")}
+every configuration (${throughput.map((t) => `P=${t.partitions} R=${t.replication}: ${fmt((t.eventsPerSecond * t.cpuMicrosPerEvent) / 1e6, 2)}`).join(", ")}
 CPU-seconds per second), while the load generator shares the machine's two cores. So
 the column "workerd CPU µs/event" is the profile that matters:
 
