@@ -53,7 +53,8 @@ function moduleMap(lines) {
   const starts = [];
   lines.forEach((line, i) => {
     const m = /^\/\/ ((?:[\w@.+-]+\/)*[\w@.+-]+\.[cm]?[jt]s)$/.exec(line);
-    if (m) starts.push([i, m[1]]);
+    // A symlinked node_modules shows up as a relative path that climbs out of the project.
+    if (m) starts.push([i, m[1].replace(/^.*?node_modules\//, "node_modules/")]);
   });
   return (lineNumber) => {
     let lo = 0;
@@ -70,15 +71,23 @@ function moduleMap(lines) {
   };
 }
 
-/** The role a stack (outermost frame first) works for: the outermost entry frame, else the outermost product module. */
+const ROUTER = /^(functions\/|shared\/router\/|shared\/ingest\/|node_modules\/hono\/|node_modules\/@hono\/)/;
+const MONITOR = /^(durable-objects\/coordinator\.ts|shared\/monitor\/)/;
+
+/**
+ * The role a stack (outermost frame first) works for: the outermost frame of a replica's or the
+ * coordinator's entry method, or of the router's code; else the outermost product module
+ * (say, the caller's side of an object call resumed after an await).
+ */
 function roleOf(stack) {
   for (const f of stack) {
-    const m = /^durable-objects\/(partition-replica|coordinator)\.ts$/.exec(f.module);
-    if (m) return `${m[1] === "coordinator" ? "monitor" : "replica"}: ${f.functionName || "(anonymous)"}`;
-    if (f.module.startsWith("functions/") || f.module.startsWith("node_modules/hono/")) return "router";
+    if (f.module === "durable-objects/partition-replica.ts") return `replica: ${f.functionName || "(anonymous)"}`;
+    if (f.module === "durable-objects/coordinator.ts") return `monitor: ${f.functionName || "(anonymous)"}`;
+    if (ROUTER.test(f.module)) return "router";
+    if (MONITOR.test(f.module)) return "monitor";
   }
   const product = stack.find((f) => f.module.includes("/") && !f.module.startsWith("node_modules/"));
-  if (product) return `${product.module} (continuation, no entry frame)`;
+  if (product) return `${product.module} (no entry frame)`;
   const leaf = stack.at(-1);
   return leaf && leaf.module !== "(runtime)" ? `${leaf.functionName || "(native)"}` : "runtime JS";
 }
