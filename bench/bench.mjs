@@ -22,7 +22,7 @@ const quick = process.argv.includes("--quick");
 const profileOnly = process.argv.includes("--profile");
 const durationMs = quick ? 1_000 : 8_000;
 const stateSizes = quick ? [10_000] : [10_000, 100_000, 1_000_000];
-const idleMs = quick ? 6_000 : 90_000;
+const idleMs = quick ? 6_000 : 120_000;
 const log = (line) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
 const load = () => loadavg().map((n) => n.toFixed(2)).join(", ");
 

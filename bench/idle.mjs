@@ -1,7 +1,7 @@
 // The idle cost of issue 12: one P=4, R=2 dataflow, alone in a fresh workerd, receives a
 // short burst and is then left idle for a measured period. Counted: the product's counters
-// (calls made, rows) and, from the traced build (bench/trace), every call each object
-// received, from which object-seconds follow under a stated billing model.
+// (rows, calls made), read every few seconds, and, from the traced build (bench/trace), every
+// call each object received, from which object-seconds follow under a stated billing model.
 import { counterDelta, counterSelfCost, idleCost } from "./costs.mjs";
 import { readCounters, removeDir, startFlux, tempDir, TOKEN } from "./harness.mjs";
 import { makeBatch, prng, runLoad } from "./load.mjs";
@@ -9,6 +9,10 @@ import { createDataflow, specFor } from "./scenarios.mjs";
 
 /** Billing model: an object is billed from a call it receives until this long after its last one (when it could hibernate). */
 const BILLED_AFTER_CALL_MS = 10_000;
+/** Calls closer than this belong to one monitor round (heartbeats are 500 ms apart, so a busy monitor is one long round). */
+const ROUND_GAP_MS = 2_000;
+/** How often the counters are read, ms. */
+const SLICE_MS = 2_000;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -31,17 +35,79 @@ function billedSeconds(atMs, fromMs, toMs) {
   return billed / 1000;
 }
 
-/** Calls each object received in [fromMs, toMs), by method, and its billed seconds in that window. */
+/** Calls received and object-seconds billed in [fromMs, toMs), over every object (calls before fromMs still bill into it). */
 function objectsIn(activity, fromMs, toMs) {
   return Object.entries(activity).map(([object, { atMs }]) => ({
-    object,
+    object: object.replace(/ ([0-9a-f]{8})[0-9a-f]{48,}$/, " $1…"),
     calls: atMs.filter((t) => t >= fromMs && t < toMs).length,
     billedSeconds: billedSeconds(atMs, fromMs, toMs),
   }));
 }
 
-/** Runs the idle scenario on `scriptPath` (the traced bundle) for `idleMs`, read in `buckets` equal slices. */
-export async function idleScenario(scriptPath, idleMs, log, buckets = 6) {
+/** The monitor's rounds: clusters of calls (any object) less than ROUND_GAP_MS apart. */
+function roundsOf(activity, fromMs, toMs) {
+  const times = Object.values(activity)
+    .flatMap((a) => a.atMs)
+    .filter((t) => t >= fromMs && t < toMs)
+    .sort((a, b) => a - b);
+  const rounds = [];
+  for (const t of times) {
+    const last = rounds.at(-1);
+    if (last && t - last.endMs < ROUND_GAP_MS) last.endMs = t;
+    else rounds.push({ startMs: t, endMs: t });
+  }
+  return rounds;
+}
+
+function sumDeltas(deltas) {
+  if (deltas.some((d) => d === null)) return null;
+  const sum = { calls: {}, callsTotal: 0, rowsRead: 0, rowsWritten: 0, workerRequests: 0 };
+  for (const d of deltas) {
+    for (const [m, n] of Object.entries(d.calls)) sum.calls[m] = (sum.calls[m] ?? 0) + n;
+    for (const k of ["callsTotal", "rowsRead", "rowsWritten", "workerRequests"]) sum[k] += d[k];
+  }
+  return sum;
+}
+
+/**
+ * What [fromMs, toMs) cost: calls received (alarms included) and object-seconds from the trace,
+ * rows from the counter slices: those overlapping the window, or with `rounds`, those holding
+ * a round that starts in it (a round's writes land in the slice of its last call or the next).
+ */
+function windowCost(activity, slices, fromMs, toMs, rounds = null) {
+  const objects = objectsIn(activity, fromMs, toMs);
+  const spans = rounds ? rounds.filter((r) => r.startMs >= fromMs && r.startMs < toMs).map((r) => [r.startMs, r.endMs + 1_000]) : [[fromMs, toMs]];
+  const counters = sumDeltas(slices.filter((s) => spans.some(([a, b]) => s.toMs > a && s.fromMs < b)).map((s) => s.counters));
+  const measured = {
+    seconds: (toMs - fromMs) / 1000,
+    calls: objects.reduce((n, o) => n + o.calls, 0),
+    callsMade: counters?.callsTotal ?? NaN,
+    rowsWritten: counters?.rowsWritten ?? NaN,
+    rowsRead: counters?.rowsRead ?? NaN,
+    objectSeconds: objects.reduce((n, o) => n + o.billedSeconds, 0),
+  };
+  return { measured, objects, ...idleCost(measured) };
+}
+
+/**
+ * The idle steady state. The first round runs from the start (the monitor still treats the
+ * dataflow as active); once it backs off, later rounds are idle probes. With two or more idle
+ * rounds: from the first to the last one's start. With one: that round, over the gap before it
+ * (the idle probe period). With none (the monitor never backs off): the second half.
+ */
+function steadyWindow(rounds, startMs, endMs) {
+  const idle = rounds[0] && rounds[0].startMs - startMs < ROUND_GAP_MS ? rounds.slice(1) : rounds;
+  if (idle.length >= 2) return { byRounds: true, fromMs: idle[0].startMs, toMs: idle.at(-1).startMs, how: `${idle.length - 1} idle probe round(s), from the first idle round to the start of the last` };
+  if (idle.length === 1) {
+    const before = rounds[rounds.indexOf(idle[0]) - 1];
+    const period = idle[0].startMs - (before?.endMs ?? startMs);
+    return { byRounds: true, fromMs: idle[0].startMs, toMs: idle[0].startMs + period, how: `one idle probe round, over the ${Math.round(period / 1000)} s gap before it (the idle probe period)` };
+  }
+  return { byRounds: false, fromMs: (startMs + endMs) / 2, toMs: endMs, how: "no idle round (the monitor never backed off): the second half of the period" };
+}
+
+/** Runs the idle scenario on `scriptPath` (the traced bundle) for `idleMs`. */
+export async function idleScenario(scriptPath, idleMs, log) {
   const persist = tempDir("flux-bench-idle-");
   const flux = await startFlux(scriptPath, persist);
   try {
@@ -56,53 +122,30 @@ export async function idleScenario(scriptPath, idleMs, log, buckets = 6) {
     const slices = [];
     let previous = await read();
     const startMs = Date.now();
-    for (let i = 0; i < buckets; i++) {
-      await sleep(idleMs / buckets);
+    while (Date.now() < startMs + idleMs) {
+      await sleep(Math.min(SLICE_MS, startMs + idleMs - Date.now()));
       const now = await read();
       slices.push({ fromMs: slices.at(-1)?.toMs ?? startMs, toMs: Date.now(), counters: counterDelta(previous, now, selfRequests) });
       previous = now;
     }
     const endMs = Date.now();
     const activity = await readActivity(flux.url);
-    // A window's cost: calls the objects received (alarms included), rows from the counters.
-    const windowCost = (fromMs) => {
-      const objects = objectsIn(activity, fromMs, endMs);
-      const counters = sumDeltas(slices.filter((s) => s.fromMs >= fromMs - 1).map((s) => s.counters));
-      const measured = {
-        seconds: (endMs - fromMs) / 1000,
-        calls: objects.reduce((n, o) => n + o.calls, 0),
-        rowsWritten: counters?.rowsWritten ?? NaN,
-        rowsRead: counters?.rowsRead ?? NaN,
-        objectSeconds: objects.reduce((n, o) => n + o.billedSeconds, 0),
-        callsMade: counters?.callsTotal ?? NaN,
-      };
-      return { measured, objects, ...idleCost(measured) };
-    };
-    const whole = windowCost(startMs);
-    // The second half, once the monitor has had half the period to notice the dataflow is idle.
-    const steady = windowCost(slices[Math.floor(buckets / 2)]?.fromMs ?? startMs);
-    const short = (object) => object.replace(/ ([0-9a-f]{8})[0-9a-f]{48,}$/, " $1…");
+    const rounds = roundsOf(activity, startMs, endMs);
+    const steady = steadyWindow(rounds, startMs, endMs);
+    const whole = windowCost(activity, slices, startMs, endMs);
+    const { objects, ...steadyCost } = windowCost(activity, slices, steady.fromMs, steady.toMs, steady.byRounds ? rounds : null);
+    const rel = (ms) => Math.round((ms - startMs) / 100) / 10;
     return {
       idleSeconds: whole.measured.seconds,
       billedAfterCallMs: BILLED_AFTER_CALL_MS,
       countersAvailable: slices.every((s) => s.counters !== null),
-      objects: whole.objects.map((o) => ({ ...o, object: short(o.object) })),
-      slices: slices.map((s) => ({ fromS: (s.fromMs - startMs) / 1000, toS: (s.toMs - startMs) / 1000, counters: s.counters, callsReceived: objectsIn(activity, s.fromMs, s.toMs).reduce((n, o) => n + o.calls, 0) })),
+      rounds: rounds.map((r) => ({ fromS: rel(r.startMs), toS: rel(r.endMs), calls: objectsIn(activity, r.startMs, r.endMs + 1).reduce((n, o) => n + o.calls, 0) })),
+      objects: whole.objects,
       whole: { measured: whole.measured, perHour: whole.perHour, usdPerDay: whole.usdPerDay },
-      steady: { measured: steady.measured, perHour: steady.perHour, usdPerDay: steady.usdPerDay },
+      steady: { fromS: rel(steady.fromMs), toS: rel(steady.toMs), how: steady.how, ...steadyCost, objectsCalled: objects.filter((o) => o.calls > 0).length },
     };
   } finally {
     await flux.stop();
     removeDir(persist);
   }
-}
-
-function sumDeltas(deltas) {
-  if (deltas.length === 0 || deltas.some((d) => d === null)) return null;
-  const sum = { calls: {}, callsTotal: 0, rowsRead: 0, rowsWritten: 0, workerRequests: 0 };
-  for (const d of deltas) {
-    for (const [m, n] of Object.entries(d.calls)) sum.calls[m] = (sum.calls[m] ?? 0) + n;
-    for (const k of ["callsTotal", "rowsRead", "rowsWritten", "workerRequests"]) sum[k] += d[k];
-  }
-  return sum;
 }

@@ -6,6 +6,7 @@ import { costPerEvents, counterDelta } from "./costs.mjs";
 import { api, readCounters, TOKEN, workerdCpuSeconds } from "./harness.mjs";
 import { makeBatch, prng, runLoad, summarize } from "./load.mjs";
 import { createDataflow, specFor } from "./scenarios.mjs";
+import { partitionFor } from "../shared/partitioner.ts";
 
 const KEYS = 10_000;
 const CONCURRENCY = 8;
@@ -51,13 +52,20 @@ export async function matrixCell(instances, selfRequests, modeSpec, partitions, 
   const t = target(instances, modeSpec, partitions, batchSize);
   await t.setUp();
   const random = prng(partitions * 1000 + (modeSpec.replication ?? 3) * 10 + batchSize);
+  // Sub-batches per posted batch (partitions it touches), so the plain baseline's counters can be checked.
+  let touched = 0;
   const load = (ms, prefix) => {
     const stopAt = performance.now() + ms;
-    const nextBatch = () => makeBatch(random, batchSize, KEYS, 1_000);
+    const nextBatch = () => {
+      const batch = makeBatch(random, batchSize, KEYS, 1_000);
+      touched += new Set(batch.map((e) => partitionFor(e.page, partitions))).size;
+      return batch;
+    };
     return runLoad({ url: t.instance.url, token: TOKEN, stream: t.stream, path: t.path, concurrency: CONCURRENCY, producerPrefix: prefix, stopAt: () => performance.now() >= stopAt, nextBatch });
   };
   const warm = await load(Math.min(1_000, durationMs / 2), `${t.stream}-warm`);
   const counters0 = await readCounters(t.instance.url);
+  touched = 0;
   const cpu0 = workerdCpuSeconds(t.instance.pid);
   const started = performance.now();
   const { acks, rejected } = await load(durationMs, t.stream);
@@ -69,6 +77,11 @@ export async function matrixCell(instances, selfRequests, modeSpec, partitions, 
   const delta = counterDelta(counters0, counters1, selfRequests[modeSpec.mode]);
   let exact = null;
   if (t.counted) {
+    // The baseline makes one call and writes one row per sub-batch, and serves one request per batch: its counters must say so.
+    const expected = { callsTotal: touched, rowsWritten: touched, workerRequests: acks.length };
+    for (const [field, n] of Object.entries(expected)) {
+      if (delta[field] !== n) throw new Error(`${t.stream}: counted ${delta[field]} ${field}, expected ${n}`);
+    }
     const acked = [...warm.acks, ...acks].reduce((n, a) => n + a.events, 0);
     exact = (await t.counted()) === acked;
     if (!exact) throw new Error(`${t.stream}: the plain baseline lost or duplicated events`);

@@ -48,25 +48,26 @@ export function writePartitionsPlot(results, path, writeFile) {
 
 function idleSection(idle) {
   if (!idle) return "Not run.";
-  const rows = (name, w) =>
-    `| ${name} | ${fmt(w.measured.seconds, 0)} s | ${fmt(w.measured.calls)} (${fmt(w.measured.callsMade)} made by the isolate) | ${fmt(w.measured.rowsWritten)} | ${fmt(w.measured.rowsRead)} | ${fmt(w.measured.objectSeconds, 0)} | ${fmt(w.perHour.calls)} | ${fmt(w.perHour.rowsWritten)} | ${fmt(w.perHour.objectSeconds)} | ${usd(w.usdPerDay.total)} |`;
+  const row = (name, w) =>
+    `| ${name} | ${fmt(w.measured.seconds, 1)} s | ${fmt(w.measured.calls)} (${fmt(w.measured.callsMade)} made by the isolate) | ${fmt(w.measured.rowsWritten)} | ${fmt(w.measured.rowsRead)} | ${fmt(w.measured.objectSeconds, 0)} | ${fmt(w.perHour.calls)} | ${fmt(w.perHour.rowsWritten)} | ${fmt(w.perHour.objectSeconds)} | ${usd(w.usdPerDay.total)} |`;
   const d = idle.steady.usdPerDay;
   return `One P=4, R=2 dataflow alone in a fresh workerd (the product's code with its object entry
 points traced, \`bench/trace/\`), after a 1 s burst of ingest, left idle for
-**${fmt(idle.idleSeconds, 0)} s**, read in ${idle.slices.length} slices. Calls are those the objects received (RPC calls,
-fetches and alarms, counted by the trace); rows are the product's counters. Billing model
-for duration: an object is billed from each call it receives until ${idle.billedAfterCallMs / 1000} s after its
-last one (when it could hibernate), at 128 MB. "Steady" is the second half of the period,
-once the monitor has had half of it to notice that nothing arrives; $/day scales it to 24 h.
+**${fmt(idle.idleSeconds, 0)} s**. Calls are those the objects received (RPC calls, fetches and alarms,
+counted by the trace; "made by the isolate" is the product's own counter of calls it made);
+rows are the product's counters, read every 2 s. Billing model for duration: an object is
+billed from each call it receives until ${idle.billedAfterCallMs / 1000} s after its last one (when it could
+hibernate), at 128 MB. The steady state is ${idle.steady.how} (${fmt(idle.steady.fromS, 1)}–${fmt(idle.steady.toS, 1)} s);
+$/day scales it to 24 h.
 
 | window | length | calls received | rows written | rows read | object-seconds | calls per idle hour | rows written per hour | object-seconds per hour | $ per idle dataflow per day |
 | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
-${rows("whole period", idle.whole)}
-${rows("steady (second half)", idle.steady)}
+${row("whole period", idle.whole)}
+${row("steady state", idle.steady)}
 
 Steady, per day: calls ${usd(d.calls)}, rows written ${usd(d.rowsWritten)}, rows read ${usd(d.rowsRead)}, duration ${usd(d.duration)}.
-Slices (calls received / rows written): ${idle.slices.map((s) => `${fmt(s.fromS)}–${fmt(s.toS)} s: ${s.callsReceived} / ${s.counters ? s.counters.rowsWritten : "n/a"}`).join("; ")}.
-Objects (calls received in the whole period, billed seconds): ${idle.objects.map((o) => `${o.object} ${o.calls}, ${fmt(o.billedSeconds, 0)} s`).join("; ")}.`;
+Monitor rounds seen (calls closer than 2 s form one round; s since the idle period began): ${idle.rounds.map((r) => `${fmt(r.fromS, 1)}–${fmt(r.toS, 1)} s: ${r.calls} calls`).join("; ")}.
+Objects (calls received over the whole period, billed seconds): ${idle.objects.map((o) => `${o.object} ${o.calls}, ${fmt(o.billedSeconds, 0)} s`).join("; ")}.`;
 }
 
 function profileSection(p) {
