@@ -1,14 +1,14 @@
 #!/usr/bin/env node
-// `npm run bench [-- --quick | --profile | --report-only]`: builds the real worker bundle (and the bench's
-// plain baseline and traced build), runs them in local workerd through the Miniflare API,
+// `npm run bench [-- --quick | --profile | --report-only] [--before <git ref>]`: builds the
+// real worker bundle (and the bench's plain baseline and traced build), runs them in local workerd through the Miniflare API,
 // drives them from this process, and writes bench/results/*.json, docs/BENCHMARKS.md and its
 // SVG plots. Every ratio compares numbers from this one run.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { counterSelfCost } from "./costs.mjs";
-import { api, buildBundle, readCounters, removeDir, startFlux, startPlain, tempDir } from "./harness.mjs";
+import { api, buildBundle, buildRefBundle, readCounters, removeDir, startFlux, startPlain, tempDir } from "./harness.mjs";
 import { idleScenario } from "./idle.mjs";
-import { matrixCell, matrixPlan } from "./matrix.mjs";
+import { lowLoadPlan, matrixCell, matrixPlan } from "./matrix.mjs";
 import { profileScenario } from "./profile.mjs";
 import { writeReport } from "./report.mjs";
 import { costProfile, countedEvents, failover, rawBaseline, recovery } from "./scenarios.mjs";
@@ -19,6 +19,8 @@ if (process.argv.includes("--report-only")) {
   process.exit(0);
 }
 const quick = process.argv.includes("--quick");
+// `--before <git ref>`: also measures the product as it was at that commit, side by side.
+const beforeRef = process.argv.includes("--before") ? process.argv[process.argv.indexOf("--before") + 1] : null;
 const profileOnly = process.argv.includes("--profile");
 const durationMs = quick ? 1_000 : 8_000;
 const stateSizes = quick ? [10_000] : [10_000, 100_000, 1_000_000];
@@ -37,27 +39,37 @@ if (profileOnly) {
 }
 const plainPath = buildBundle("bench/plain/wrangler.toml", "plain");
 const tracedPath = buildBundle("bench/trace/wrangler.toml", "trace");
+const beforeBuild = beforeRef ? buildRefBundle(beforeRef) : null;
 const persist = tempDir("flux-bench-state-");
 const plainPersist = tempDir("flux-bench-plain-");
+const beforePersist = tempDir("flux-bench-before-");
 let flux = await startFlux(scriptPath, persist);
 const plain = await startPlain(plainPath, plainPersist);
-const results = { quick, startedAt: new Date().toISOString(), loadAverageBefore: loadavg() };
+const beforeFlux = beforeBuild ? await startFlux(beforeBuild.path, beforePersist) : null;
+const results = { quick, startedAt: new Date().toISOString(), loadAverageBefore: loadavg(), before: beforeBuild && { ref: beforeRef, commit: beforeBuild.commit } };
 try {
   log("raw baseline: parse + route + aggregate in one Node process");
   results.raw = rawBaseline(quick ? 2_000 : 8_000);
   log(`  ${Math.round(results.raw.eventsPerSecond)} events/s`);
 
-  const selfRequests = { flux: await counterSelfCost(() => readCounters(flux.url)), plain: await counterSelfCost(() => readCounters(plain.url)) };
+  const instances = { flux, plain, before: beforeFlux };
+  const selfRequests = { flux: await counterSelfCost(() => readCounters(flux.url)), plain: await counterSelfCost(() => readCounters(plain.url)), before: beforeFlux ? await counterSelfCost(() => readCounters(beforeFlux.url)) : 0 };
   results.countersAvailable = (await readCounters(flux.url)) !== null;
   if (!results.countersAvailable) log("  Flux counters unavailable (no GET /v1/admin/counters in this build): calls, rows and $ are not reported for Flux");
-  results.matrix = [];
-  for (const cell of matrixPlan(quick, durationMs)) {
-    const r = await matrixCell({ flux, plain }, selfRequests, cell.modeSpec, cell.partitions, cell.batchSize, cell.durationMs);
-    results.matrix.push(r);
-    const cost = r.cost ? `, ${r.cost.per1k.calls.toFixed(0)} calls + ${r.cost.per1k.rowsWritten.toFixed(0)} rows written /1k events, $${r.cost.usdPerMillion.total.toFixed(4)}/M` : ", counters unavailable";
-    log(`${r.label} P=${r.partitions} batch ${r.batchSize}: ${Math.round(r.eventsPerSecond)} events/s, p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, ${r.cpuMicrosPerEvent.toFixed(1)} µs CPU/event${cost}`);
-  }
+  const measure = async (cells) => {
+    const out = [];
+    for (const cell of cells) {
+      const r = await matrixCell(instances, selfRequests, cell);
+      out.push(r);
+      const cost = r.cost ? `, ${r.cost.per1k.calls.toFixed(0)} calls + ${r.cost.per1k.rowsWritten.toFixed(0)} rows written /1k events, $${r.cost.usdPerMillion.total.toFixed(4)}/M` : ", counters unavailable";
+      log(`${r.label} P=${r.partitions} batch ${r.batchSize}${r.concurrency === 1 ? ", one producer" : ""}: ${Math.round(r.eventsPerSecond)} events/s, p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, ${r.cpuMicrosPerEvent.toFixed(1)} µs CPU/event${cost}`);
+    }
+    return out;
+  };
+  results.matrix = await measure(matrixPlan(quick, durationMs, beforeFlux !== null));
+  results.lowLoad = await measure(lowLoadPlan(quick ? durationMs : 6_000, beforeFlux !== null));
   await plain.stop();
+  await beforeFlux?.stop();
 
   log("cost profile: CPU per batch against batch size, P=1");
   results.cost = await costProfile(flux.url, quick ? 1_000 : 3_000, flux.pid);
@@ -102,8 +114,10 @@ try {
 } finally {
   await flux.stop();
   await plain.stop();
+  await beforeFlux?.stop();
   removeDir(persist);
   removeDir(plainPersist);
+  removeDir(beforePersist);
 }
 results.loadAverageAfter = loadavg();
 results.finishedAt = new Date().toISOString();

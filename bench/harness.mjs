@@ -1,7 +1,7 @@
 // Runs worker bundles in local workerd through the Miniflare API, and the helpers the
 // scenarios use to drive them: HTTP calls, fault injection, cost counters, CPU accounting.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
@@ -29,6 +29,21 @@ export function buildBundle(config = "wrangler.toml", name = "flux") {
   const main = readdirSync(outdir).find((f) => f.endsWith(".js"));
   if (!main) throw new Error(`wrangler wrote no bundle for ${config}`);
   return join(outdir, main);
+}
+
+/**
+ * Bundles the product as it was at git `ref` (its own wrangler.toml, today's node_modules):
+ * the "before" of a side-by-side comparison in one run.
+ */
+export function buildRefBundle(ref) {
+  const src = join(".bench-build", "before-src");
+  rmSync(src, { recursive: true, force: true });
+  mkdirSync(src, { recursive: true });
+  const tar = join(".bench-build", "before.tar");
+  execFileSync("git", ["archive", "--format=tar", "-o", tar, ref], { stdio: "pipe" });
+  execFileSync("tar", ["-xf", tar, "-C", src], { stdio: "pipe" });
+  const commit = execFileSync("git", ["rev-parse", "--short", `${ref}^{commit}`], { encoding: "utf8" }).trim();
+  return { path: buildBundle(join(src, "wrangler.toml"), "before"), commit };
 }
 
 /** Pids of the workerd processes this process started. */

@@ -16,10 +16,15 @@ const MODES = [
   { mode: "flux", replication: 2, label: "Flux R=2" },
   { mode: "plain", replication: null, label: "plain" },
 ];
+/** The product at an earlier commit (`--before <ref>`), in its own workerd. */
+const BEFORE = [
+  { mode: "before", replication: 1, label: "Flux R=1 before" },
+  { mode: "before", replication: 2, label: "Flux R=2 before" },
+];
 
 /** Where a cell's batches go, and how to set it up and tear it down. */
-function target(instances, { mode, replication }, partitions, batchSize) {
-  const suffix = batchSize === 100 ? "" : `-b${batchSize}`;
+function target(instances, { mode, replication }, partitions, batchSize, concurrency) {
+  const suffix = `${batchSize === 100 ? "" : `-b${batchSize}`}${concurrency === CONCURRENCY ? "" : `-c${concurrency}`}`;
   if (mode === "plain") {
     const stream = `plain-p${partitions}${suffix}`;
     return {
@@ -32,9 +37,9 @@ function target(instances, { mode, replication }, partitions, batchSize) {
     };
   }
   const id = `tp-p${partitions}-r${replication}${suffix}`;
-  const url = instances.flux.url;
+  const url = instances[mode].url;
   return {
-    instance: instances.flux,
+    instance: instances[mode],
     stream: id,
     path: `/v1/streams/${id}/events`,
     setUp: () => createDataflow(url, id, specFor(id, partitions, replication)),
@@ -48,8 +53,8 @@ function target(instances, { mode, replication }, partitions, batchSize) {
 }
 
 /** One cell: warm up, then closed-loop load for `durationMs` with counters and CPU read around it. */
-export async function matrixCell(instances, selfRequests, modeSpec, partitions, batchSize, durationMs) {
-  const t = target(instances, modeSpec, partitions, batchSize);
+export async function matrixCell(instances, selfRequests, { modeSpec, partitions, batchSize, durationMs, concurrency = CONCURRENCY }) {
+  const t = target(instances, modeSpec, partitions, batchSize, concurrency);
   await t.setUp();
   const random = prng(partitions * 1000 + (modeSpec.replication ?? 3) * 10 + batchSize);
   // Sub-batches per posted batch (partitions it touches), so the plain baseline's counters can be checked.
@@ -61,7 +66,7 @@ export async function matrixCell(instances, selfRequests, modeSpec, partitions, 
       touched += new Set(batch.map((e) => partitionFor(e.page, partitions))).size;
       return batch;
     };
-    return runLoad({ url: t.instance.url, token: TOKEN, stream: t.stream, path: t.path, concurrency: CONCURRENCY, producerPrefix: prefix, stopAt: () => performance.now() >= stopAt, nextBatch });
+    return runLoad({ url: t.instance.url, token: TOKEN, stream: t.stream, path: t.path, concurrency, producerPrefix: prefix, stopAt: () => performance.now() >= stopAt, nextBatch });
   };
   const warm = await load(Math.min(1_000, durationMs / 2), `${t.stream}-warm`);
   const counters0 = await readCounters(t.instance.url);
@@ -93,6 +98,7 @@ export async function matrixCell(instances, selfRequests, modeSpec, partitions, 
     replication: modeSpec.replication,
     partitions,
     batchSize,
+    concurrency,
     durationMs,
     ...summary,
     rejected,
@@ -103,13 +109,21 @@ export async function matrixCell(instances, selfRequests, modeSpec, partitions, 
   };
 }
 
-/** The cells a run measures: every mode at P = 1, 4, 16 with 100-event batches, then the other batch sizes. */
-export function matrixPlan(quick, durationMs) {
+/**
+ * The cells a run measures: every design at P = 1, 4, 16 with 100-event batches (and the
+ * "before" build, if any, next to them), then the other batch sizes.
+ */
+export function matrixPlan(quick, durationMs, withBefore) {
   const cells = [];
-  for (const partitions of [1, 4, 16]) for (const m of MODES) cells.push({ modeSpec: m, partitions, batchSize: 100, durationMs });
+  for (const partitions of [1, 4, 16]) for (const m of withBefore ? [...MODES, ...BEFORE] : MODES) cells.push({ modeSpec: m, partitions, batchSize: 100, durationMs });
   // Quick (CI smoke): the other batch sizes at P=4 only.
   for (const batchSize of [10, 1000]) {
     for (const partitions of quick ? [4] : [1, 4, 16]) for (const m of MODES) cells.push({ modeSpec: m, partitions, batchSize, durationMs: durationMs / 2 });
   }
   return cells;
+}
+
+/** Low load: one producer, P=4, R=2, 100-event batches (now, and before if measured). */
+export function lowLoadPlan(durationMs, withBefore) {
+  return [...MODES, ...(withBefore ? BEFORE : [])].filter((m) => m.replication === 2).map((m) => ({ modeSpec: m, partitions: 4, batchSize: 100, durationMs, concurrency: 1 }));
 }

@@ -77,7 +77,7 @@ const MONITOR = /^(durable-objects\/coordinator\.ts|shared\/monitor\/)/;
 /**
  * The role a stack (outermost frame first) works for: the outermost frame of a replica's or the
  * coordinator's entry method, or of the router's code; else the outermost product module
- * (say, the caller's side of an object call resumed after an await).
+ * (code resumed after an await has no entry frame below it).
  */
 function roleOf(stack) {
   for (const f of stack) {
@@ -87,7 +87,7 @@ function roleOf(stack) {
     if (MONITOR.test(f.module)) return "monitor";
   }
   const product = stack.find((f) => f.module.includes("/") && !f.module.startsWith("node_modules/"));
-  if (product) return `${product.module} (no entry frame)`;
+  if (product) return `${product.module.startsWith("shared/replica/") ? "replica" : "other"}, resumed in ${product.module}`;
   const leaf = stack.at(-1);
   return leaf && leaf.module !== "(runtime)" ? `${leaf.functionName || "(native)"}` : "runtime JS";
 }

@@ -46,6 +46,36 @@ export function writePartitionsPlot(results, path, writeFile) {
   );
 }
 
+function beforeSection(results) {
+  const lowRow = (c) => `| ${c.label} | ${fmt(c.eventsPerSecond)} | ${fmt(c.p50Ms, 1)} | ${fmt(c.p99Ms, 1)} | ${fmt(c.cpuMicrosPerEvent, 1)} |`;
+  const low = `Low load: one producer, P=4, R=2, 100-event batches:
+
+| design | events/s | p50 ms | p99 ms | workerd CPU µs/event |
+| --- | --- | --- | --- | --- |
+${(results.lowLoad ?? []).map(lowRow).join("\n")}`;
+  if (!results.before) return low;
+  const rows = [];
+  for (const r of [1, 2]) {
+    for (const p of [1, 4, 16]) {
+      const now = cell(results, `Flux R=${r}`, p);
+      const was = cell(results, `Flux R=${r} before`, p);
+      if (!now || !was) continue;
+      rows.push(`| ${r} | ${p} | ${fmt(was.eventsPerSecond)} → ${fmt(now.eventsPerSecond)} (${fmt(now.eventsPerSecond / was.eventsPerSecond, 2)}×) | ${fmt(was.p50Ms, 1)} → ${fmt(now.p50Ms, 1)} | ${fmt(was.cpuMicrosPerEvent, 1)} → ${fmt(now.cpuMicrosPerEvent, 1)} (${fmt(now.cpuMicrosPerEvent / was.cpuMicrosPerEvent, 2)}×) |`);
+    }
+  }
+  return `### Before and after, same run
+
+"Before" is the product at \`${results.before.ref}\`${results.before.ref.startsWith(results.before.commit) ? "" : ` (${results.before.commit})`}, bundled from that commit and run
+in its own workerd beside today's, cell by cell (it has no counters, so only time and CPU
+compare). 8 producers, 100-event batches:
+
+| R | P | events/s before → now | p50 ms before → now | workerd CPU µs/event before → now |
+| --- | --- | --- | --- | --- |
+${rows.join("\n")}
+
+${low}`;
+}
+
 function idleSection(idle) {
   if (!idle) return "Not run.";
   const row = (name, w) =>
@@ -116,6 +146,12 @@ function targetRows(results) {
   const idle = results.idle?.steady.usdPerDay.total;
   if (Number.isFinite(idle)) rows.push(`| ≤ $0.01 per idle dataflow per day (P=4, R=2) | ${usd(idle)} (steady) | ${idle <= 0.01 ? `met (${fmt(0.01 / idle, 1)}× under)` : `**missed** by ${fmt(idle / 0.01, 1)}×`} |`);
   else rows.push("| ≤ $0.01 per idle dataflow per day (P=4, R=2) | rows unavailable (no counters) | not measured |");
+  const lowNow = results.lowLoad?.find((c) => c.label === "Flux R=2");
+  const lowWas = results.lowLoad?.find((c) => c.label === "Flux R=2 before");
+  if (lowNow && lowWas) {
+    const r = lowNow.p50Ms / lowWas.p50Ms;
+    rows.push(`| low load (one producer, P=4, R=2): median latency not worse than before | ${fmt(lowWas.p50Ms, 1)} → ${fmt(lowNow.p50Ms, 1)} ms (${fmt(r, 2)}×) | ${r <= 1 ? "met" : `**missed**: ${fmt((r - 1) * 100, 0)}% slower`} |`);
+  } else rows.push("| low load: median latency not worse than before | no before build in this run (`--before <ref>`) | not measured |");
   const big = results.recovery.find((r) => r.keys === 1_000_000);
   rows.push(big ? `| ingest ≥ 70% during a 1M-key seed | ${pct(big.ratio)} over ${fmt(big.seedMs)} ms | ${big.ratio >= 0.7 ? "met" : `**missed** by ${fmt((0.7 - big.ratio) * 100, 0)} points`} |` : "| ingest ≥ 70% during a 1M-key seed | not run (quick mode) | not measured |");
   const f = results.failover;
@@ -149,6 +185,8 @@ ${matrixRows(results, 100).join("\n")}
 ![throughput against partitions](bench-partitions.svg)
 
 ${batchTables}
+
+${beforeSection(results)}
 
 ### US dollars per million events
 
