@@ -44,6 +44,7 @@ export function analysisSection(results) {
     .slice(0, 5)
     .map((f) => `\`${f.function}\` (${f.where}, ${pct(f.share)}, for ${f.mostlyFor})`)
     .join("; ");
+  const sqlite = results.profile?.top.filter((f) => f.where === "(native)" && ["exec", "transactionSync"].includes(f.function)).reduce((a, f) => a + f.share, 0);
   const big = results.recovery.find((r) => r.keys === 1_000_000) ?? results.recovery.at(-1);
   return `### What limits the misses
 
@@ -63,7 +64,8 @@ export function analysisSection(results) {
 - **Batch size** (P=4, CPU µs per event at batches of 10 / 100 / 1000): ${batchSizes(results)}.
   The fixed cost per batch and per sub-batch dominates small batches for every design.
 - **Where the CPU goes** (profile above, P=4, R=2): ${roles ?? "not profiled in this run"}.
-  Heaviest product functions: ${top ?? "n/a"}.
+  Heaviest product functions: ${top ?? "n/a"}. SQLite's own calls (\`exec\`, \`transactionSync\`)
+  take ${sqlite === undefined ? "n/a" : pct(sqlite)} of the samples.
 - **Ingest during seeding.** At ${fmt(big?.keys ?? 0)} keys ingest ran at ${pct(big?.ratio ?? NaN)} of normal while
   the fresh standby was seeded (${fmt(big?.seedMs ?? NaN)} ms). Locally the fresh replica's install runs on the
   same thread as everything else; in production it is another object, normally on another

@@ -110,7 +110,11 @@ sampled every ${p.samplingIntervalMicros} µs through the inspector (Miniflare's
 Protocol). ${fmt(p.events)} events (${fmt(p.eventsPerSecond)} events/s); workerd used ${fmt(p.workerdCpuMicrosPerEvent, 1)} µs CPU per event.
 V8 samples wall-clock time on the isolate's thread: its "busy" samples (${fmt(p.busyMicrosPerEvent, 1)} µs per event)
 also count time the thread waited inside native calls or for a core on this shared machine,
-so read the shares; the µs columns are sampled time, not CPU. Regenerate with
+so read the shares; the µs columns are sampled time, not CPU. \`(program)\` is native work
+outside any JS function (event loop, HTTP, RPC transport); native functions called from JS
+(SQLite's \`exec\` and \`transactionSync\`, \`getByName\`, \`Response\`) appear by name, and the time a
+JS frame spends passing arguments to an object call (their serialization) counts as that
+frame's own. Regenerate with
 \`npm run bench -- --profile\` (writes \`bench/results/profile.local.json\`).
 
 By role (the stack's outermost entry frame: the router's handlers, or the object method the call entered):
