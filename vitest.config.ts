@@ -1,4 +1,4 @@
-/** Three Vitest projects: unit (Node), workers (workerd integration) and fault (workerd with faults on). */
+/** Four Vitest projects: unit (Node), browser (Chromium against wrangler dev), workers (workerd integration) and fault (workerd with faults on). */
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
@@ -10,6 +10,8 @@ import { defineConfig } from "vitest/config";
 const TEST_BINDINGS = {
   FLUX_API_TOKEN: "test-token",
   FLUX_ADMIN_TOKEN: "test-admin-token",
+  // Two signing secrets, as during a rotation: the first signs, both verify.
+  FLUX_TOKEN_SECRETS: "test-secret-new-0123456789abcdef0123, test-secret-old-0123456789abcdef0123",
   FLUX_CHECKPOINT_EVERY: "4",
   FLUX_HEARTBEAT_MS: "3600000",
 };
@@ -36,6 +38,15 @@ export default defineConfig({
         test: {
           name: "workers",
           include: ["test/integration/**/*.test.ts"],
+        },
+      },
+      {
+        // The dashboard in headless Chromium against `wrangler dev` (test/browser/local-stack.ts).
+        test: {
+          name: "browser",
+          environment: "node",
+          include: ["test/browser/**/*.test.ts"],
+          hookTimeout: 90_000,
         },
       },
       {

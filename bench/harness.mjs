@@ -8,10 +8,21 @@ import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 
 export const TOKEN = "bench-token";
 const ADMIN_TOKEN = "bench-admin-token";
-const FLUX_OBJECTS = {
-  PARTITION_REPLICA: { className: "PartitionReplica", useSQLite: true },
-  COORDINATOR: { className: "Coordinator", useSQLite: true },
-};
+/** Each built bundle's Durable Object bindings, as its wrangler config declares them. */
+const objectsOfBundle = new Map();
+
+/** `{ BINDING: { className, useSQLite } }` from a wrangler.toml's `[[durable_objects.bindings]]` and migrations. */
+function durableObjectsOf(config) {
+  const toml = readFileSync(config, "utf8");
+  const sqlite = new Set([...toml.matchAll(/new_sqlite_classes\s*=\s*\[([^\]]*)\]/g)].flatMap((m) => [...m[1].matchAll(/"([^"]+)"/g)].map((c) => c[1])));
+  const objects = {};
+  for (const block of toml.split(/^\[/m).filter((b) => b.startsWith("[durable_objects.bindings]]"))) {
+    const name = /^name\s*=\s*"([^"]+)"/m.exec(block)?.[1];
+    const className = /^class_name\s*=\s*"([^"]+)"/m.exec(block)?.[1];
+    if (name && className) objects[name] = { className, useSQLite: sqlite.has(className) };
+  }
+  return objects;
+}
 
 /**
  * Bundles a Worker exactly as `wrangler deploy` would, without uploading it: the product
@@ -28,6 +39,7 @@ export function buildBundle(config = "wrangler.toml", name = "flux") {
   });
   const main = readdirSync(outdir).find((f) => f.endsWith(".js"));
   if (!main) throw new Error(`wrangler wrote no bundle for ${config}`);
+  objectsOfBundle.set(join(outdir, main), durableObjectsOf(config));
   return join(outdir, main);
 }
 
@@ -70,7 +82,9 @@ function procStat(pid) {
  * Starts workerd with a bundle; state persists under `persistPath` so a restart keeps it.
  * @returns `{ mf, url, pid, stop }`, `pid` being this instance's workerd process (for its CPU time).
  */
-async function startWorker(scriptPath, persistPath, { durableObjects = FLUX_OBJECTS, vars = {}, inspectorPort } = {}) {
+async function startWorker(scriptPath, persistPath, { vars = {}, inspectorPort } = {}) {
+  const durableObjects = objectsOfBundle.get(scriptPath);
+  if (!durableObjects) throw new Error(`${scriptPath} was not built by buildBundle in this process`);
   const before = new Set(workerdPids());
   // Miniflare 5 takes config-shaped options; convertV4MiniflareOptions accepts the classic shape.
   const mf = new Miniflare(
@@ -92,14 +106,14 @@ async function startWorker(scriptPath, persistPath, { durableObjects = FLUX_OBJE
   return { mf, url, pid: fresh[0], stop: () => (stopped ??= mf.dispose()) };
 }
 
-/** The product's bundle in workerd. */
+/** The product's bundle (or the traced or an earlier one) in workerd. */
 export function startFlux(scriptPath, persistPath, vars = {}, options = {}) {
   return startWorker(scriptPath, persistPath, { ...options, vars });
 }
 
 /** The plain baseline's bundle (bench/plain) in workerd. */
 export function startPlain(scriptPath, persistPath) {
-  return startWorker(scriptPath, persistPath, { durableObjects: { PLAIN_PARTITION: { className: "PlainPartition", useSQLite: true } } });
+  return startWorker(scriptPath, persistPath);
 }
 
 export function tempDir(prefix) {

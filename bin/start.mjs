@@ -87,6 +87,7 @@ if (putUsers.status !== 200 && putUsers.status !== 201) console.error("demo data
 
 console.log(`
 Flux is running on ${base} (workerd, state in .wrangler/state)
+  dashboard: ${base}/dashboard   (paste the admin token ${adminToken} from .dev.vars into the page)
   token:   ${token}   (from .dev.vars)
   status:  curl -H 'authorization: Bearer ${token}' ${base}/v1/status
   results: curl -H 'authorization: Bearer ${token}' '${base}/v1/dataflows/clicks-per-page/results?key=home'

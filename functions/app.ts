@@ -9,7 +9,7 @@ import { FluxError } from "../shared/errors.ts";
 import { buildOpenApi } from "../shared/openapi.ts";
 import { RoutingCache } from "../shared/router/routing-cache.ts";
 import type { AppEnv } from "./app-env.ts";
-import { requireBearer } from "./auth.ts";
+import { authenticate } from "./auth.ts";
 import { errorResponse, onError, onNotFound } from "./http-errors.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { dataflowRoutes } from "./routes/dataflows.ts";
@@ -19,6 +19,7 @@ import { resultsRoutes } from "./routes/results.ts";
 import { streamRoutes } from "./routes/streams.ts";
 import { statusRoutes } from "./routes/status.ts";
 import { subscribeRoutes } from "./routes/subscribe.ts";
+import { tokenRoutes } from "./routes/tokens.ts";
 
 /** Creates the Worker's app. */
 export function createApp(): Hono<AppEnv> {
@@ -37,11 +38,14 @@ export function createApp(): Hono<AppEnv> {
     c.set("routingCache", cache.routing);
     await next();
   });
-  // The API description is public; admin routes carry their own token (FLUX_ADMIN_TOKEN).
+  // The API description is public; without FLUX_ENABLE_FAULTS the fault route does not exist, whatever the token.
   const openapi = buildOpenApi();
   app.get("/v1/openapi.json", (c) => c.json(openapi));
-  const apiAuth = requireBearer("FLUX_API_TOKEN", (env) => env.FLUX_API_TOKEN);
-  app.use("/v1/*", (c, next) => (c.req.path.startsWith("/v1/admin/") ? next() : apiAuth(c, next)));
+  app.use("/v1/admin/replicas/*", async (c, next) => {
+    if (!c.var.config.enableFaults) throw new FluxError("NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`);
+    await next();
+  });
+  app.use("/v1/*", authenticate);
   app.use("/v1/*", (c, next) =>
     bodyLimit({
       maxSize: c.var.config.maxBodyBytes,
@@ -62,6 +66,7 @@ export function createApp(): Hono<AppEnv> {
   app.route("/v1/streams", streamRoutes);
   app.route("/v1/operators", operatorRoutes);
   app.route("/v1/status", statusRoutes);
+  app.route("/v1/admin/tokens", tokenRoutes);
   app.route("/v1/admin", adminRoutes);
   return app;
 }

@@ -1,24 +1,81 @@
 /**
- * Bearer-token access control for `/v1` (issue 2): tokens are compared in constant time
- * (Hono's `timingSafeEqual` hashes both sides first), and a deployment without a token
- * refuses every request instead of running open.
+ * Access control on `/v1` (issues 2 and 13). The caller is the long-lived API or admin
+ * token (compared in constant time) or a verified signed token; what it may do is decided
+ * by `shared/tokens/access.ts`. Browsers may send a signed read token to the subscribe route
+ * in `?access_token=` or a `flux-token.<token>` WebSocket subprotocol; a long-lived token is
+ * never accepted there. No token is ever logged or echoed.
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { timingSafeEqual } from "hono/utils/buffer";
 import { FluxError } from "../shared/errors.ts";
+import { isAllowed, requiredAccess, type Principal } from "../shared/tokens/access.ts";
+import { isSignedToken, verifyToken } from "../shared/tokens/signed-token.ts";
+import { parseTokenSecrets } from "../shared/tokens/token-secrets.ts";
 import type { AppEnv } from "./app-env.ts";
+import { hmacSha256 } from "./token-crypto.ts";
 
-/** Middleware that requires `Authorization: Bearer <token>` matching `expected(env)`. */
-export function requireBearer(secretName: string, expected: (env: Env) => string | undefined): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const token = expected(c.env);
-    if (token === undefined || token === "") {
-      throw new FluxError("NOT_CONFIGURED", `${secretName} is not set; this deployment refuses requests until it is (wrangler secret put ${secretName})`);
-    }
-    const header = c.req.header("authorization") ?? "";
+/** The WebSocket subprotocol the server selects; a token rides beside it as `flux-token.<token>`. */
+export const SUBPROTOCOL = "flux.v1";
+const TOKEN_SUBPROTOCOL = "flux-token.";
+
+/** Authenticates the caller, checks its access to this request, and sets `c.var.principal`. */
+export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const access = requiredAccess(c.req.method, c.req.path);
+  const adminPath = access.kind === "admin" || access.kind === "mint";
+  const secretName = adminPath ? "FLUX_ADMIN_TOKEN" : "FLUX_API_TOKEN";
+  if (!(adminPath ? c.env.FLUX_ADMIN_TOKEN : c.env.FLUX_API_TOKEN)) {
+    throw new FluxError("NOT_CONFIGURED", `${secretName} is not set; this deployment refuses requests until it is (wrangler secret put ${secretName})`);
+  }
+  const credential = presentedCredential(c);
+  if (!credential) throw new FluxError("UNAUTHORIZED", "missing bearer token: send Authorization: Bearer <token>");
+  const principal = await identify(c.env, credential.token, credential.inUrl);
+  if (credential.inUrl && !(principal.kind === "scoped" && principal.claims.scope === "read")) {
+    throw new FluxError("FORBIDDEN", "only a signed read token may be sent in the URL or a WebSocket subprotocol; send others as Authorization: Bearer");
+  }
+  if (!isAllowed(principal, access)) throw new FluxError("FORBIDDEN", `this token does not allow ${c.req.method} ${c.req.path}${describeScope(principal)}`);
+  c.set("principal", principal);
+  await next();
+};
+
+/** The token from `Authorization`, or on the subscribe route from a subprotocol or `?access_token=`. */
+function presentedCredential(c: Context<AppEnv>): { token: string; inUrl: boolean } | null {
+  const subscribe = /^\/v1\/dataflows\/[^/]+\/subscribe$/.test(c.req.path);
+  const query = c.req.query("access_token");
+  if (query !== undefined && !subscribe) throw new FluxError("INVALID_REQUEST", "access_token is accepted only by GET /v1/dataflows/{id}/subscribe");
+  const header = c.req.header("authorization");
+  if (header) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match?.[1]) throw new FluxError("UNAUTHORIZED", "missing bearer token: send Authorization: Bearer <token>");
-    if (!(await timingSafeEqual(match[1], token))) throw new FluxError("UNAUTHORIZED", "wrong bearer token");
-    await next();
-  };
+    return match?.[1] ? { token: match[1], inUrl: false } : null;
+  }
+  const offered = (c.req.header("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim());
+  const fromProtocol = offered.find((p) => p.startsWith(TOKEN_SUBPROTOCOL))?.slice(TOKEN_SUBPROTOCOL.length);
+  if (fromProtocol !== undefined && subscribe) {
+    if (!offered.includes(SUBPROTOCOL)) throw new FluxError("INVALID_REQUEST", `offer the ${SUBPROTOCOL} subprotocol beside ${TOKEN_SUBPROTOCOL}<token>`);
+    return { token: fromProtocol, inUrl: true };
+  }
+  return query ? { token: query, inUrl: true } : null;
+}
+
+/** Which principal `token` is; a long-lived token in a URL is refused without being compared. */
+async function identify(env: Env, token: string, inUrl: boolean): Promise<Principal> {
+  if (isSignedToken(token)) {
+    const secrets = parseTokenSecrets(env.FLUX_TOKEN_SECRETS);
+    if (!secrets.ok) throw new FluxError("NOT_CONFIGURED", `signed tokens are not enabled on this deployment: ${secrets.problem}`);
+    const verdict = await verifyToken(token, secrets.secrets, Date.now(), hmacSha256);
+    if (verdict.ok) return { kind: "scoped", claims: verdict.claims };
+    const why = { malformed: "is malformed", signature: "has a signature no configured secret made (tampered, or its secret was retired)", expired: "has expired" };
+    throw new FluxError("UNAUTHORIZED", `the signed token ${why[verdict.reason]}`);
+  }
+  if (inUrl) throw new FluxError("UNAUTHORIZED", "a long-lived token is never accepted in a URL or a subprotocol; mint a read token (POST /v1/admin/tokens)");
+  if (env.FLUX_ADMIN_TOKEN && (await timingSafeEqual(token, env.FLUX_ADMIN_TOKEN))) return { kind: "admin" };
+  if (env.FLUX_API_TOKEN && (await timingSafeEqual(token, env.FLUX_API_TOKEN))) return { kind: "api" };
+  throw new FluxError("UNAUTHORIZED", "wrong bearer token");
+}
+
+function describeScope(principal: Principal): string {
+  if (principal.kind !== "scoped") return principal.kind === "api" ? " (the API token cannot use /v1/admin; use FLUX_ADMIN_TOKEN)" : "";
+  const { claims } = principal;
+  if (claims.scope === "ingest") return ` (an ingest token for streams ${claims.streams.join(", ")})`;
+  if (claims.scope === "read") return ` (a read token for dataflows ${claims.dataflows.join(", ")})`;
+  return " (a signed admin token cannot mint tokens; use FLUX_ADMIN_TOKEN)";
 }

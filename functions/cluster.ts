@@ -6,7 +6,7 @@
 import { replicaPort as replicaPortWithDeadline } from "../durable-objects/replica-client.ts";
 import type { FluxConfig } from "../shared/config.ts";
 import { FluxError } from "../shared/errors.ts";
-import { COORDINATOR_NAME } from "../shared/names.ts";
+import { COORDINATOR_NAME, INGEST_STATS_NAME } from "../shared/names.ts";
 import type { RoutingCache, StreamRouting } from "../shared/router/routing-cache.ts";
 import type { ReplicaPort } from "../shared/router/write-partition.ts";
 import type { DataflowRecord } from "../shared/wire/routing.ts";
@@ -59,4 +59,9 @@ export async function routeStream(env: Env, cache: RoutingCache, stream: string,
   }
   cache.set(stream, routing, now);
   return routing;
+}
+
+/** Counts a refused ingest request for the dashboard; never fails or delays the request. */
+export function countRefusal(env: Env, stream: string, code: string, waitUntil: (promise: Promise<unknown>) => void): void {
+  waitUntil(env.INGEST_STATS.getByName(INGEST_STATS_NAME).countRefusal(stream, code).catch(() => undefined));
 }

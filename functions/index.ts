@@ -2,6 +2,7 @@
 import { createApp } from "./app.ts";
 
 export { Coordinator } from "../durable-objects/coordinator.ts";
+export { IngestStats } from "../durable-objects/ingest-stats.ts";
 export { PartitionReplica } from "../durable-objects/partition-replica.ts";
 
 export default createApp();

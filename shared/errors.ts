@@ -10,6 +10,7 @@ const ERROR_TABLE = {
   INVALID_JSON: { status: 400, retryable: false },
   INVALID_EVENT: { status: 400, retryable: false },
   UNAUTHORIZED: { status: 401, retryable: false },
+  FORBIDDEN: { status: 403, retryable: false },
   NOT_FOUND: { status: 404, retryable: false },
   UNKNOWN_STREAM: { status: 404, retryable: false },
   UNKNOWN_DATAFLOW: { status: 404, retryable: false },

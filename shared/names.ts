@@ -11,3 +11,6 @@ export const COORDINATOR_NAME = "coordinator";
 export function replicaName(dataflowId: string, partition: number, generation: number): string {
   return `${dataflowId}/p${partition}/g${generation}`;
 }
+
+/** The one IngestStats instance (refusal counts for the dashboard). */
+export const INGEST_STATS_NAME = "ingest-stats";

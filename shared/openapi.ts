@@ -23,6 +23,7 @@ import { DataflowSpecSchema } from "./wire/dataflow-spec.ts";
 import { IngestResponseSchema, ProducerHeadersSchema } from "./wire/ingest.ts";
 import { ResultsQuerySchema } from "./wire/results-query.ts";
 import { CursorTextSchema, SubscriptionEventSchema, SubscriptionMessageSchema } from "./wire/subscription.ts";
+import { MintTokenRequestSchema, MintTokenResponseSchema } from "./wire/tokens.ts";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -60,7 +61,12 @@ function schemaHelpers(definitions: Record<string, JsonSchema>) {
 
 const error = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } });
 const pathParam = (name: string, description: string) => ({ name, in: "path", required: true, description, schema: { type: "string" } });
-const common = { "400": error("invalid request"), "401": error("missing or wrong bearer token"), "503": error("unavailable; retry later") };
+const common = {
+  "400": error("invalid request"),
+  "401": error("missing, wrong, expired or tampered token"),
+  "403": error("the token does not allow this request (its scope or resources)"),
+  "503": error("unavailable; retry later"),
+};
 
 /** Builds the document. */
 export function buildOpenApi(): Record<string, unknown> {
@@ -130,6 +136,13 @@ export function buildOpenApi(): Record<string, unknown> {
             pathParam("id", "dataflow id"),
             { name: "cursor", in: "query", required: false, schema: schemaOf(CursorTextSchema, "input") },
             { name: "maxMs", in: "query", required: false, schema: { type: "string", pattern: "^\\d{1,6}$" } },
+            {
+              name: "access_token",
+              in: "query",
+              required: false,
+              description: "a signed read token for this dataflow, for clients that cannot set Authorization (EventSource); a WebSocket may instead offer the subprotocols `flux.v1` and `flux-token.<token>`, and the server selects `flux.v1`. Long-lived tokens are refused here",
+              schema: { type: "string" },
+            },
           ],
           responses: {
             "200": { description: "text/event-stream of `window` events", content: { "text/event-stream": { schema: schemaOf(SubscriptionEventSchema, "output") } } },
@@ -151,6 +164,13 @@ export function buildOpenApi(): Record<string, unknown> {
           responses: { "200": ok("injected", FaultResponseSchema), "404": error("faults disabled, or no such replica"), ...common },
         },
       },
+      "/v1/admin/tokens": {
+        post: {
+          summary: "Mint a signed token limited to ingest into named streams, reading named dataflows, or admin, for ttlSeconds (FLUX_ADMIN_TOKEN only)",
+          requestBody: { required: true, content: json(MintTokenRequestSchema, "input") },
+          responses: { "200": ok("the token and its expiry (epoch ms)", MintTokenResponseSchema), ...common, "503": error("FLUX_TOKEN_SECRETS is not configured") },
+        },
+      },
       "/v1/openapi.json": { get: { summary: "This document", security: [], responses: { "200": { description: "OpenAPI 3.1" } } } },
   };
   const errorSchema = schemaOf(ErrorEnvelopeSchema, "output");
@@ -159,7 +179,13 @@ export function buildOpenApi(): Record<string, unknown> {
     info: { title: "Flux on Workers", version: "1", description: "Fault-tolerant, exactly-once windowed aggregation over event streams." },
     security: [{ bearer: [] }],
     components: {
-      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "FLUX_API_TOKEN (FLUX_ADMIN_TOKEN for /v1/admin)" } },
+      securitySchemes: {
+        bearer: {
+          type: "http",
+          scheme: "bearer",
+          description: "FLUX_API_TOKEN (every route outside /v1/admin), FLUX_ADMIN_TOKEN (every route), or a signed token from POST /v1/admin/tokens (its scope)",
+        },
+      },
       schemas: { Error: errorSchema, ...definitions },
     },
     paths,

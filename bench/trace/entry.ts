@@ -5,7 +5,7 @@
  * Bench only (bench/idle.mjs counts object-seconds from it); never deployed.
  */
 import app from "../../functions/index.ts";
-import { Coordinator, PartitionReplica } from "../../functions/index.ts";
+import { Coordinator, IngestStats, PartitionReplica } from "../../functions/index.ts";
 
 interface ObjectActivity {
   calls: Record<string, number>;
@@ -37,10 +37,12 @@ function trace(traced: object, base: object, kind: string): void {
 
 class TracedPartitionReplica extends PartitionReplica {}
 class TracedCoordinator extends Coordinator {}
+class TracedIngestStats extends IngestStats {}
 trace(TracedPartitionReplica.prototype, PartitionReplica.prototype, "replica");
 trace(TracedCoordinator.prototype, Coordinator.prototype, "coordinator");
+trace(TracedIngestStats.prototype, IngestStats.prototype, "ingest-stats");
 
-export { TracedCoordinator as Coordinator, TracedPartitionReplica as PartitionReplica };
+export { TracedCoordinator as Coordinator, TracedIngestStats as IngestStats, TracedPartitionReplica as PartitionReplica };
 
 export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext): Response | Promise<Response> {

@@ -13,11 +13,20 @@ import { NameSchema } from "../../shared/wire/dataflow-spec.ts";
 import { ProducerHeadersSchema, type IngestResponse } from "../../shared/wire/ingest.ts";
 import type { AppEnv } from "../app-env.ts";
 import { checkStreamEvents } from "../../shared/ingest/check-stream-events.ts";
-import { replicaPort, reportFailure, routeStream } from "../cluster.ts";
+import { countRefusal, replicaPort, reportFailure, routeStream } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
 import { writeBatch } from "../../shared/router/write-batch.ts";
 
-export const eventsRoutes = new Hono<AppEnv>().post(
+export const eventsRoutes = new Hono<AppEnv>()
+  // Every refused batch that reached this route is counted (by stream and code) for the dashboard.
+  .use("/:stream/events", async (c, next) => {
+    await next();
+    if (c.res.status < 400) return;
+    const stream = NameSchema.safeParse(c.req.param("stream"));
+    const code = c.error instanceof FluxError ? c.error.code : c.res.status === 400 ? "INVALID_REQUEST" : "INTERNAL";
+    countRefusal(c.env, stream.success ? stream.data : "*", code, (p) => waitUntil(c, p));
+  })
+  .post(
   "/:stream/events",
   zValidator("param", z.object({ stream: NameSchema }), onInvalid),
   zValidator("header", ProducerHeadersSchema, onInvalid),

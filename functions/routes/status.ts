@@ -1,7 +1,8 @@
 /**
  * `GET /v1/status`: per dataflow its partitions (epoch, status, recovery) and replicas
  * (role, epoch, LSNs, lag, location hint, last heartbeat), plus recent fail-overs and
- * recoveries. Replicas are asked live, with a deadline; one that does not answer says so.
+ * recoveries, whether fault injection is on, and refused ingest requests per minute.
+ * Replicas are asked live, with a deadline; one that does not answer says so.
  */
 import { Hono } from "hono";
 import { withDeadline } from "../../durable-objects/replica-client.ts";
@@ -11,11 +12,14 @@ import type { ReplicaStatus } from "../../shared/wire/replica-rpc.ts";
 import type { DataflowRecord, HealthMap } from "../../shared/wire/routing.ts";
 import type { AppEnv } from "../app-env.ts";
 import { askCoordinator } from "../cluster.ts";
+import { INGEST_STATS_NAME } from "../../shared/names.ts";
+import { canReadDataflow } from "../../shared/tokens/access.ts";
 
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 
 export const statusRoutes = new Hono<AppEnv>().get("/", async (c) => {
-  const records = await askCoordinator(c.env, (co) => co.listDataflows());
+  // A read token sees only the dataflows it names.
+  const records = (await askCoordinator(c.env, (co) => co.listDataflows())).filter((r) => canReadDataflow(c.var.principal, r.id));
   const timeoutMs = c.var.config.probeTimeoutMs * 4;
   const ask = async (name: string, hint: string | null): Promise<ReplicaStatus | { error: string }> => {
     // The hint matters when this call is the first to reach a fresh replica: it places it.
@@ -27,10 +31,17 @@ export const statusRoutes = new Hono<AppEnv>().get("/", async (c) => {
       return { error: `unreachable: ${err instanceof Error ? err.message : String(err)}` };
     }
   };
-  const dataflows = await Promise.all(
-    records.map(async (record) => describe(record, await askCoordinator(c.env, (co) => co.health(record.id)), ask)),
-  );
-  const body: StatusResponse = { dataflows };
+  // A read token sees the refusals of its dataflows' streams only.
+  const streams = new Set(records.map((r) => r.spec.stream));
+  const everything = c.var.principal.kind !== "scoped" || c.var.principal.claims.scope === "admin";
+  const [dataflows, refusals] = await Promise.all([
+    Promise.all(records.map(async (record) => describe(record, await askCoordinator(c.env, (co) => co.health(record.id)), ask))),
+    withDeadline(async () => c.env.INGEST_STATS.getByName(INGEST_STATS_NAME).refusals(), timeoutMs, "ingest stats").then(
+      (rows) => rows.filter((row) => everything || streams.has(row.stream)).map(({ minuteStartMs, ...row }) => ({ at: new Date(minuteStartMs).toISOString(), ...row })),
+      () => null,
+    ),
+  ]);
+  const body: StatusResponse = { dataflows, faultsEnabled: c.var.config.enableFaults, refusals };
   return c.json(body);
 });
 

@@ -12,6 +12,7 @@ import { FluxError } from "../../shared/errors.ts";
 import { NameSchema } from "../../shared/wire/dataflow-spec.ts";
 import { CursorTextSchema, parseCursor, type SubscriptionMessage } from "../../shared/wire/subscription.ts";
 import type { AppEnv } from "../app-env.ts";
+import { SUBPROTOCOL } from "../auth.ts";
 import { readableDataflow } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
 import { runResultFeed, type FeedStart } from "../result-feed.ts";
@@ -20,6 +21,8 @@ const QuerySchema = z.strictObject({
   cursor: CursorTextSchema.optional(),
   /** How long this response streams before it ends (the client reconnects with its cursor), ms. */
   maxMs: z.string().regex(/^\d{1,6}$/, "milliseconds, at most 300000").transform(Number).refine((ms) => ms <= 300_000, "at most 300000").optional(),
+  /** A signed read token for browsers' EventSource (checked by auth.ts, which never logs it). */
+  access_token: z.string().optional(),
 });
 
 
@@ -90,5 +93,8 @@ function streamWebSocket(c: Context<AppEnv>, start: () => FeedStart): Response {
   );
   // The feed outlives the 101 response.
   c.executionCtx.waitUntil(feed);
-  return new Response(null, { status: 101, webSocket: client });
+  // A browser offering subprotocols (flux.v1 beside its flux-token.<token>) fails the handshake unless one is selected.
+  const offered = (c.req.header("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim());
+  const headers: Record<string, string> = offered.includes(SUBPROTOCOL) ? { "sec-websocket-protocol": SUBPROTOCOL } : {};
+  return new Response(null, { status: 101, webSocket: client, headers });
 }

@@ -65,6 +65,10 @@ export const StatusResponseSchema = z.object({
       events: z.array(z.object({ at: z.string().nullable(), partition: z.number().int(), kind: z.string(), detail: z.string() })),
     }),
   ),
+  /** Whether `POST /v1/admin/replicas/{name}/fault` exists (FLUX_ENABLE_FAULTS). */
+  faultsEnabled: z.boolean(),
+  /** Refused ingest requests per minute (`at`: its start), stream and code, last 10 minutes; null if the counts could not be read. */
+  refusals: z.array(z.object({ at: z.string(), stream: z.string(), code: z.string(), count: z.number().int() })).nullable(),
 });
 export type StatusResponse = z.infer<typeof StatusResponseSchema>;
 

@@ -78,13 +78,13 @@ describe("a monitor evicted mid-takeover", () => {
 });
 
 describe("the fault endpoint", () => {
-  it("refuses a missing or wrong admin token, and the API token", async () => {
+  it("refuses a wrong admin token (401) and the API token (403)", async () => {
     const { id } = await createDataflow(faultSpec);
     const name = (await routing(id))[0]?.primary ?? "";
-    for (const token of ["wrong", "test-token"]) {
+    for (const [token, status, code] of [["wrong", 401, "UNAUTHORIZED"], ["test-token", 403, "FORBIDDEN"]] as const) {
       const res = await fault(name, "crash", token);
-      expect(res.status).toBe(401);
-      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("UNAUTHORIZED");
+      expect(res.status).toBe(status);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe(code);
     }
     expect(await env.PARTITION_REPLICA.getByName(name).status()).toMatchObject({ role: "primary" });
   });

@@ -1,4 +1,4 @@
-// The simulator runs in Node; its scheduler yields with setImmediate, which the
-// Workers types used for the rest of the project do not declare.
+// The simulator and the browser tests run in Node; the Workers types used for the rest of
+// the project declare neither setImmediate (the simulator's scheduler) nor process.
 declare function setImmediate(callback: () => void): unknown;
-declare const process: { argv: string[]; exitCode?: number; stdout: { write(text: string): boolean } };
+declare const process: { argv: string[]; exitCode?: number; env: Record<string, string | undefined>; stdout: { write(text: string): boolean } };

@@ -15,6 +15,7 @@ describe("buildOpenApi", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths).sort()).toEqual([
       "/v1/admin/replicas/{name}/fault",
+      "/v1/admin/tokens",
       "/v1/dataflows",
       "/v1/dataflows/{id}",
       "/v1/dataflows/{id}/results",
@@ -42,6 +43,10 @@ describe("buildOpenApi", () => {
     ]);
     const results = doc.paths["/v1/dataflows/{id}/results"]?.get;
     expect(results?.parameters?.filter((p) => p.in === "query").map((p) => p.name)).toEqual(["key", "from", "to", "limit", "after"]);
+    const subscribe = doc.paths["/v1/dataflows/{id}/subscribe"]?.get;
+    expect(subscribe?.parameters?.filter((p) => p.in === "query").map((p) => p.name)).toEqual(["cursor", "maxMs", "access_token"]);
+    const mint = doc.paths["/v1/admin/tokens"]?.post?.requestBody?.content["application/json"]?.schema as { oneOf?: unknown[]; anyOf?: unknown[] };
+    expect((mint.oneOf ?? mint.anyOf ?? []).length).toBe(3);
   });
 
   it("resolves every $ref inside the document (recursive filter schemas included)", () => {
@@ -53,6 +58,6 @@ describe("buildOpenApi", () => {
   });
 
   it("lists every error code in the shared error envelope", () => {
-    expect(doc.components.schemas.Error.properties.error.properties.code.enum).toEqual(expect.arrayContaining(["INVALID_REQUEST", "UNAVAILABLE", "SEQ_TOO_OLD"]));
+    expect(doc.components.schemas.Error.properties.error.properties.code.enum).toEqual(expect.arrayContaining(["INVALID_REQUEST", "UNAVAILABLE", "SEQ_TOO_OLD", "FORBIDDEN"]));
   });
 });
