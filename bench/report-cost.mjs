@@ -96,6 +96,10 @@ ${row("whole period", idle.whole)}
 ${row("steady state", idle.steady)}
 
 Steady, per day: calls ${usd(d.calls)}, rows written ${usd(d.rowsWritten)}, rows read ${usd(d.rowsRead)}, duration ${usd(d.duration)}.
+Cloudflare's pricing page (as of ${PRICES.date}) counts alarm invocations as requests, as counted here, and
+says an idle object that is eligible for hibernation is not billed for duration even before it
+hibernates; if every object here were eligible between calls, the duration line would all but
+vanish and the day would cost ${usd(d.total - d.duration)} (calls and rows alone).
 Monitor rounds seen (calls closer than 2 s form one round; s since the idle period began): ${idle.rounds.map((r) => `${fmt(r.fromS, 1)}–${fmt(r.toS, 1)} s: ${r.calls} calls`).join("; ")}.
 Objects (calls received over the whole period, billed seconds): ${idle.objects.map((o) => `${o.object} ${o.calls}, ${fmt(o.billedSeconds, 0)} s`).join("; ")}.`;
 }
