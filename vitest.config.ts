@@ -16,8 +16,13 @@ const TEST_BINDINGS = {
   FLUX_HEARTBEAT_MS: "3600000",
 };
 
+/** The fuzz suite's seed to replay, if any (the repo's Node typings declare no `process.env`). */
+const FUZZ_SEED = (process as unknown as { env: Record<string, string | undefined> }).env.FLUX_FUZZ_SEED ?? "";
+
 export default defineConfig({
   test: {
+    // Drops log lines every run prints by design (injected-fault rejections and the like), so failures stand out.
+    globalSetup: ["./test/helpers/quiet-expected-noise.ts"],
     projects: [
       {
         test: {
@@ -31,7 +36,8 @@ export default defineConfig({
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
-              bindings: { ...TEST_BINDINGS, FLUX_MAX_BATCH_EVENTS: "100", FLUX_MAX_BODY_BYTES: "65536" },
+              // FLUX_FUZZ_SEED replays a fuzz run (test/integration/fuzz.test.ts prints its seed).
+              bindings: { ...TEST_BINDINGS, FLUX_MAX_BATCH_EVENTS: "100", FLUX_MAX_BODY_BYTES: "65536", FLUX_FUZZ_SEED: FUZZ_SEED },
             },
           }),
         ],

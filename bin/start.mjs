@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 // `npm start`: runs Flux locally on workerd (wrangler dev, offline), creates a demo
-// dataflow and posts a trickle of demo events. Ctrl-C stops everything.
+// dataflow and posts a trickle of demo events. Ctrl-C stops everything. Per-request log
+// lines are summarised every 10 s so the banner with the commands stays readable.
 // Flags: --port N (default 8787), --no-load (no demo events).
 import { spawn } from "node:child_process";
 import { copyFileSync, existsSync, readFileSync } from "node:fs";
+import { createConnection } from "node:net";
+import { createInterface } from "node:readline";
 
 const args = process.argv.slice(2);
 const port = Number(args[args.indexOf("--port") + 1] || 8787) || 8787;
@@ -19,6 +22,23 @@ const adminToken = /^FLUX_ADMIN_TOKEN=(.*)$/m.exec(devVars)?.[1]?.trim();
 if (!token || !adminToken) throw new Error(".dev.vars needs FLUX_API_TOKEN and FLUX_ADMIN_TOKEN (see .dev.vars.example)");
 
 const base = `http://127.0.0.1:${port}`;
+
+/** Whether something already listens on the port (a second `npm start`, say). */
+function isPortBusy() {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: "127.0.0.1", port });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+if (await isPortBusy()) {
+  console.error(`port ${port} is already in use (another npm start?): stop that one, or run npm start -- --port ${port + 1}`);
+  process.exit(1);
+}
+
 const wrangler = spawn(
   "wrangler",
   [
@@ -27,8 +47,27 @@ const wrangler = spawn(
     // Locally the chaos endpoint is on, so fail-over can be watched (never in production).
     "--var", "FLUX_ENABLE_FAULTS:true",
   ],
-  { stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" } },
+  { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" } },
 );
+
+// wrangler logs one line per request; count them instead and print one summary line every 10 s.
+const REQUEST_LINE = /^\[wrangler:info\] (GET|HEAD|POST|PUT|DELETE|PATCH|OPTIONS) (\S+?)(\?\S*)? (\d{3})/;
+const counts = new Map();
+for (const [from, to] of [[wrangler.stdout, process.stdout], [wrangler.stderr, process.stderr]]) {
+  createInterface({ input: from }).on("line", (line) => {
+    // wrangler colours its lines with ANSI escapes.
+    const match = REQUEST_LINE.exec(line.replace(/\x1b\[[0-9;]*m/g, ""));
+    if (!match) return to.write(`${line}\n`);
+    const key = `${match[1]} ${match[2]} ${match[4]}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  });
+}
+setInterval(() => {
+  if (counts.size === 0) return;
+  const summary = [...counts].map(([key, n]) => `${key} ×${n}`).join(", ");
+  counts.clear();
+  console.log(`[last 10 s] ${summary}`);
+}, 10_000).unref();
 const stop = () => {
   wrangler.kill("SIGTERM");
   process.exit(0);
@@ -85,20 +124,22 @@ const usersSpec = {
 const putUsers = await api("PUT", "/v1/dataflows/users-per-page", usersSpec);
 if (putUsers.status !== 200 && putUsers.status !== 201) console.error("demo dataflow:", putUsers.status, await putUsers.text());
 
+const portFlag = port === 8787 ? "" : ` --port ${port}`;
 console.log(`
 Flux is running on ${base} (workerd, state in .wrangler/state)
   dashboard: ${base}/dashboard   (paste the admin token ${adminToken} from .dev.vars into the page)
-  token:   ${token}   (from .dev.vars)
-  status:  curl -H 'authorization: Bearer ${token}' ${base}/v1/status
+  token:   ${token}   (from .dev.vars; the admin token is ${adminToken})
+  status:  curl -H 'authorization: Bearer ${token}' '${base}/v1/status?view=summary'    (full JSON: drop ?view=summary, add ?pretty=true)
   results: curl -H 'authorization: Bearer ${token}' '${base}/v1/dataflows/clicks-per-page/results?key=home'
            curl -H 'authorization: Bearer ${token}' '${base}/v1/dataflows/users-per-page/results?key=home'
   live:    curl -N -H 'authorization: Bearer ${token}' '${base}/v1/dataflows/users-per-page/subscribe'
-  post:    curl -H 'authorization: Bearer ${token}' -H 'flux-producer-id: me' -H 'flux-seq: 1' \\
-             -H 'content-type: application/json' -d '[{"page":"home","user":"u1","ts":${Date.now()},"bytes":512}]' \\
+  post:    curl -H 'authorization: Bearer ${token}' -H 'flux-producer-id: me' -H "flux-seq: $(date +%s)" \\
+             -H 'content-type: application/json' -d "[{\\"page\\":\\"home\\",\\"user\\":\\"u1\\",\\"ts\\":$(date +%s000),\\"bytes\\":512}]" \\
              ${base}/v1/streams/clicks/events
-  chaos:   curl -H 'authorization: Bearer ${adminToken}' -H 'content-type: application/json' -d '{"kind":"crash"}' \
-             ${base}/v1/admin/replicas/clicks-per-page%2Fp0%2Fg0/fault     (then watch /v1/status; "heal" undoes it)
-${withLoad ? "Posting demo events to stream 'clicks' every second (--no-load to stop that)." : ""}
+           (the shell fills in the current time as ts, and as seq, so each paste is a new batch)
+  chaos:   npm run chaos -- crash${portFlag}    (crashes whichever replica is primary of clicks-per-page p0 now;
+           then watch the status; npm run chaos -- heal${portFlag} undoes it; also hang, slow, wipe, and [dataflow] [partition])
+${withLoad ? "Posting 20 demo events to stream 'clicks' every second (--no-load to stop that). Request log lines are summarised every 10 s." : "Request log lines are summarised every 10 s."}
 `);
 
 if (withLoad) {

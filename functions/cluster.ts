@@ -16,8 +16,19 @@ export async function askCoordinator<T>(env: Env, run: (coordinator: ReturnType<
   try {
     return await run(coordinatorStub(env));
   } catch (err) {
-    throw new FluxError("UNAVAILABLE", `the coordinator did not answer: ${err instanceof Error ? err.message : String(err)}`, undefined, { cause: err });
+    throw coordinatorDown(err);
   }
+}
+
+/** The 503 for a coordinator that did not answer, in the product's words (the runtime's text goes to details). */
+function coordinatorDown(err: unknown): FluxError {
+  const reason = err instanceof Error ? err.message : String(err);
+  return new FluxError(
+    "UNAVAILABLE",
+    "the coordinator (which holds dataflow specs and routing, and runs the monitor) did not answer; it restarts by itself: retry in a moment",
+    { reason },
+    { cause: err },
+  );
 }
 
 function coordinatorStub(env: Env) {
@@ -55,7 +66,7 @@ export async function routeStream(env: Env, cache: RoutingCache, stream: string,
   } catch (err) {
     const stale = cache.get(stream, Number.NEGATIVE_INFINITY);
     if (stale) return stale;
-    throw new FluxError("UNAVAILABLE", `the coordinator did not answer: ${err instanceof Error ? err.message : String(err)}`, undefined, { cause: err });
+    throw coordinatorDown(err);
   }
   cache.set(stream, routing, now);
   return routing;

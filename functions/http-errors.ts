@@ -6,6 +6,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import { FluxError, type ErrorCode } from "../shared/errors.ts";
+import { describeIssues } from "../shared/http/describe-issues.ts";
 
 /** Builds an error response with the envelope, adding `Retry-After` to retryable 503s. */
 export function errorResponse(c: Context, err: FluxError): Response {
@@ -14,16 +15,20 @@ export function errorResponse(c: Context, err: FluxError): Response {
   return c.json(err.toEnvelope(), err.status);
 }
 
-/** The `zValidator` hook: a failed parse becomes `400 INVALID_REQUEST` with zod's tree as details. */
+const TARGETS: Record<string, string> = { json: "request body", query: "query string", param: "path", header: "headers" };
+
+/**
+ * The `zValidator` hook: a failed parse becomes `400 INVALID_REQUEST`, its message naming
+ * each bad field and what was expected (the first three), `details` zod's error tree.
+ */
 export function onInvalid(
-  result: ({ success: true } | { success: false; error: z.core.$ZodError }) & { target: string },
+  result: ({ success: true } | { success: false; error: z.core.$ZodError }) & { target: string; data?: unknown },
   c: Context,
 ): Response | undefined {
   if (result.success) return undefined;
-  const message = `invalid ${result.target}: ${result.error.issues
-    .slice(0, 3)
-    .map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`)
-    .join("; ")}`;
+  const sentences = describeIssues(result.error.issues, result.data);
+  const more = sentences.length > 3 ? ` (and ${sentences.length - 3} more in details)` : "";
+  const message = `invalid ${TARGETS[result.target] ?? result.target}: ${sentences.slice(0, 3).join("; ")}${more}`;
   return errorResponse(c, new FluxError("INVALID_REQUEST", message, z.treeifyError(result.error)));
 }
 
@@ -35,7 +40,7 @@ export function onError(err: Error, c: Context): Response {
     return errorResponse(c, new FluxError(code, err.message || "bad request"));
   }
   console.error("unhandled error", { method: c.req.method, path: c.req.path, error: err.stack ?? String(err) });
-  return errorResponse(c, new FluxError("INTERNAL", "internal error; see the worker logs"));
+  return errorResponse(c, new FluxError("INTERNAL", "internal error: a bug in Flux, not in the request; the Worker log has the details (please report it)"));
 }
 
 /** `app.notFound`: unknown paths get the envelope too. */

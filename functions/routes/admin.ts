@@ -7,16 +7,17 @@ import { Hono } from "hono";
 import { zValidator } from "@hono/zod-validator";
 import { z } from "zod";
 import { FluxError } from "../../shared/errors.ts";
-import { FaultRequestSchema } from "../../shared/wire/admin.ts";
+import { FaultRequestSchema, ReplicaNameSchema } from "../../shared/wire/admin.ts";
 import type { PartitionReplica } from "../../durable-objects/partition-replica.ts";
 import type { AppEnv } from "../app-env.ts";
 import { askCoordinator } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
+import { strictJsonBody } from "../json-body.ts";
 
-const ReplicaParamSchema = z.object({ name: z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*\/p\d+\/g\d+$/, "a replica name such as clicks/p0/g1") });
+const ReplicaParamSchema = z.object({ name: ReplicaNameSchema });
 
 export const adminRoutes = new Hono<AppEnv>()
-  .post("/replicas/:name/fault", zValidator("param", ReplicaParamSchema, onInvalid), zValidator("json", FaultRequestSchema, onInvalid), async (c) => {
+  .post("/replicas/:name/fault", zValidator("param", ReplicaParamSchema, onInvalid), strictJsonBody, zValidator("json", FaultRequestSchema, onInvalid), async (c) => {
     const { name } = c.req.valid("param");
     const { kind } = c.req.valid("json");
     const records = await askCoordinator(c.env, (co) => co.listDataflows());
@@ -28,7 +29,9 @@ export const adminRoutes = new Hono<AppEnv>()
     try {
       reply = await c.env.PARTITION_REPLICA.getByName(name).injectFault(kind);
     } catch (err) {
-      throw new FluxError("UNAVAILABLE", `replica ${name} did not take the fault: ${err instanceof Error ? err.message : String(err)}`);
+      throw new FluxError("UNAVAILABLE", `replica ${name} did not answer, so the fault was not injected (it may already be crashed or hung); retry, or heal it`, {
+        reason: err instanceof Error ? err.message : String(err),
+      });
     }
     if (reply.status !== "ok") throw new FluxError("NOT_FOUND", "fault injection is disabled in the replicas' configuration");
     return c.json({ replica: name, fault: reply.fault, injected: kind });

@@ -11,6 +11,7 @@ import type { DataflowView } from "../../shared/wire/api.ts";
 import type { AppEnv } from "../app-env.ts";
 import { askCoordinator } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
+import { strictJsonBody } from "../json-body.ts";
 
 const IdParamSchema = z.object({ id: NameSchema });
 
@@ -27,7 +28,7 @@ function describe(record: DataflowRecord): DataflowView {
 }
 
 export const dataflowRoutes = new Hono<AppEnv>()
-  .put("/:id", zValidator("param", IdParamSchema, onInvalid), zValidator("json", DataflowSpecSchema, onInvalid), async (c) => {
+  .put("/:id", zValidator("param", IdParamSchema, onInvalid), strictJsonBody, zValidator("json", DataflowSpecSchema, onInvalid), async (c) => {
     const { id } = c.req.valid("param");
     const spec = c.req.valid("json");
     const result = await askCoordinator(c.env, async (co) => co.putDataflow(id, spec));

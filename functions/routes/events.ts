@@ -10,11 +10,13 @@ import { FluxError } from "../../shared/errors.ts";
 import { isNdjson, parseEventsBody } from "../../shared/ingest/parse-body.ts";
 import { routeEvents } from "../../shared/ingest/route-events.ts";
 import { NameSchema } from "../../shared/wire/dataflow-spec.ts";
-import { ProducerHeadersSchema, type IngestResponse } from "../../shared/wire/ingest.ts";
+import { ProducerHeadersSchema } from "../../shared/wire/ingest.ts";
+import { ingestAnswer } from "../../shared/router/ingest-answer.ts";
 import type { AppEnv } from "../app-env.ts";
 import { checkStreamEvents } from "../../shared/ingest/check-stream-events.ts";
 import { countRefusal, replicaPort, reportFailure, routeStream } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
+import { decodeUtf8, mediaTypeOf } from "../json-body.ts";
 import { writeBatch } from "../../shared/router/write-batch.ts";
 
 export const eventsRoutes = new Hono<AppEnv>()
@@ -36,7 +38,7 @@ export const eventsRoutes = new Hono<AppEnv>()
     const config = c.var.config;
     const contentType = c.req.header("content-type");
     const ndjson = isNdjson(contentType);
-    if (!ndjson && !/^application\/json\b/i.test(contentType ?? "")) {
+    if (!ndjson && mediaTypeOf(contentType) !== "application/json") {
       throw new FluxError("UNSUPPORTED_MEDIA_TYPE", "send application/json (an array of events) or application/x-ndjson");
     }
     const events = parseEventsBody(decodeUtf8(await c.req.arrayBuffer()), ndjson);
@@ -64,26 +66,9 @@ export const eventsRoutes = new Hono<AppEnv>()
       }
       throw err;
     });
-    const body: IngestResponse = {
-      stream,
-      producer,
-      seq,
-      events: events.length,
-      duplicate: results.every((d) => d.partitions.every((p) => p.duplicate)),
-      dataflows: results,
-    };
-    return c.json(body);
+    return c.json(ingestAnswer({ stream, producer, seq, events: events.length }, routed, results));
   },
 );
-
-/** Decodes the body strictly: invalid UTF-8 is a client error, not silently replaced. */
-function decodeUtf8(body: ArrayBuffer): string {
-  try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(body);
-  } catch {
-    throw new FluxError("INVALID_JSON", "body is not valid UTF-8");
-  }
-}
 
 /** Keeps `promise` running after the response (plain `app.request` calls have no execution context). */
 function waitUntil(c: { executionCtx: { waitUntil(promise: Promise<unknown>): void } }, promise: Promise<unknown>): void {

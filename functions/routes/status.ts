@@ -5,9 +5,12 @@
  * Replicas are asked live, with a deadline; one that does not answer says so.
  */
 import { Hono } from "hono";
+import { zValidator } from "@hono/zod-validator";
 import { withDeadline } from "../../durable-objects/replica-client.ts";
 import type { LocationHint } from "../../shared/config.ts";
-import type { StatusResponse } from "../../shared/wire/api.ts";
+import { StatusQuerySchema, type StatusResponse } from "../../shared/wire/api.ts";
+import { summarizeStatus } from "../../shared/status-summary.ts";
+import { onInvalid } from "../http-errors.ts";
 import type { ReplicaStatus } from "../../shared/wire/replica-rpc.ts";
 import type { DataflowRecord, HealthMap } from "../../shared/wire/routing.ts";
 import type { AppEnv } from "../app-env.ts";
@@ -17,7 +20,8 @@ import { canReadDataflow } from "../../shared/tokens/access.ts";
 
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 
-export const statusRoutes = new Hono<AppEnv>().get("/", async (c) => {
+export const statusRoutes = new Hono<AppEnv>().get("/", zValidator("query", StatusQuerySchema, onInvalid), async (c) => {
+  const { view = "full", pretty } = c.req.valid("query");
   // A read token sees only the dataflows it names.
   const records = (await askCoordinator(c.env, (co) => co.listDataflows())).filter((r) => canReadDataflow(c.var.principal, r.id));
   const timeoutMs = c.var.config.probeTimeoutMs * 4;
@@ -28,7 +32,9 @@ export const statusRoutes = new Hono<AppEnv>().get("/", async (c) => {
       const status = await withDeadline(async () => stub.status(), timeoutMs, `replica ${name}`);
       return status ?? { error: "no state (never initialised, or storage lost)" };
     } catch (err) {
-      return { error: `unreachable: ${err instanceof Error ? err.message : String(err)}` };
+      // In the product's words: what it means and what happens next (the runtime's text follows).
+      const reason = err instanceof Error ? err.message : String(err);
+      return { error: `unreachable: did not answer within ${timeoutMs} ms or failed (crashed, hung or restarting; the monitor fails it over if it stays down): ${reason}` };
     }
   };
   // A read token sees the refusals of its dataflows' streams only.
@@ -42,7 +48,10 @@ export const statusRoutes = new Hono<AppEnv>().get("/", async (c) => {
     ),
   ]);
   const body: StatusResponse = { dataflows, faultsEnabled: c.var.config.enableFaults, refusals };
-  return c.json(body);
+  const shown = view === "summary" ? summarizeStatus(body) : body;
+  // Indented for people reading it in a terminal; compact unless asked, or for the summary.
+  if (pretty === "true" || (view === "summary" && pretty !== "false")) return c.body(`${JSON.stringify(shown, null, 2)}\n`, 200, { "content-type": "application/json" });
+  return c.json(shown);
 });
 
 async function describe(record: DataflowRecord, health: HealthMap, ask: (name: string, hint: string | null) => Promise<ReplicaStatus | { error: string }>) {

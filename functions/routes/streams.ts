@@ -8,11 +8,12 @@ import { describeProblems, StreamSchemaSchema } from "../../shared/wire/stream-s
 import type { AppEnv } from "../app-env.ts";
 import { askCoordinator } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
+import { strictJsonBody } from "../json-body.ts";
 
 const StreamParamSchema = z.object({ stream: NameSchema });
 
 export const streamRoutes = new Hono<AppEnv>()
-  .put("/:stream", zValidator("param", StreamParamSchema, onInvalid), zValidator("json", StreamSchemaSchema, onInvalid), async (c) => {
+  .put("/:stream", zValidator("param", StreamParamSchema, onInvalid), strictJsonBody, zValidator("json", StreamSchemaSchema, onInvalid), async (c) => {
     const { stream } = c.req.valid("param");
     const schema = c.req.valid("json");
     const result = await askCoordinator(c.env, async (co) => co.putStream(stream, schema));

@@ -10,26 +10,18 @@ import { zValidator } from "@hono/zod-validator";
 import { z } from "zod";
 import { FluxError } from "../../shared/errors.ts";
 import { NameSchema } from "../../shared/wire/dataflow-spec.ts";
-import { CursorTextSchema, parseCursor, type SubscriptionMessage } from "../../shared/wire/subscription.ts";
+import { CursorTextSchema, parseCursor, SubscribeQuerySchema, type SubscriptionMessage } from "../../shared/wire/subscription.ts";
 import type { AppEnv } from "../app-env.ts";
 import { SUBPROTOCOL } from "../auth.ts";
 import { readableDataflow } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
 import { runResultFeed, type FeedStart } from "../result-feed.ts";
 
-const QuerySchema = z.strictObject({
-  cursor: CursorTextSchema.optional(),
-  /** How long this response streams before it ends (the client reconnects with its cursor), ms. */
-  maxMs: z.string().regex(/^\d{1,6}$/, "milliseconds, at most 300000").transform(Number).refine((ms) => ms <= 300_000, "at most 300000").optional(),
-  /** A signed read token for browsers' EventSource (checked by auth.ts, which never logs it). */
-  access_token: z.string().optional(),
-});
-
 
 export const subscribeRoutes = new Hono<AppEnv>().get(
   "/:id/subscribe",
   zValidator("param", z.object({ id: NameSchema }), onInvalid),
-  zValidator("query", QuerySchema, onInvalid),
+  zValidator("query", SubscribeQuerySchema, onInvalid),
   async (c) => {
     const { id } = c.req.valid("param");
     const { cursor: fromQuery, maxMs = 60_000 } = c.req.valid("query");
@@ -67,8 +59,12 @@ function streamWebSocket(c: Context<AppEnv>, start: () => FeedStart): Response {
   const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
   server.accept();
   let gone = false;
-  server.addEventListener("close", () => (gone = true));
-  server.addEventListener("error", () => (gone = true));
+  server.addEventListener("close", () => {
+    gone = true;
+  });
+  server.addEventListener("error", () => {
+    gone = true;
+  });
   const send = (message: SubscriptionMessage) => {
     if (gone) return;
     try {

@@ -11,9 +11,10 @@ import { parseTokenSecrets } from "../../shared/tokens/token-secrets.ts";
 import { MintTokenRequestSchema, type MintTokenResponse, type TokenClaims } from "../../shared/wire/tokens.ts";
 import type { AppEnv } from "../app-env.ts";
 import { onInvalid } from "../http-errors.ts";
+import { strictJsonBody } from "../json-body.ts";
 import { hmacSha256 } from "../token-crypto.ts";
 
-export const tokenRoutes = new Hono<AppEnv>().post("/", zValidator("json", MintTokenRequestSchema, onInvalid), async (c) => {
+export const tokenRoutes = new Hono<AppEnv>().post("/", strictJsonBody, zValidator("json", MintTokenRequestSchema, onInvalid), async (c) => {
   const secrets = parseTokenSecrets(c.env.FLUX_TOKEN_SECRETS);
   if (!secrets.ok) throw new FluxError("NOT_CONFIGURED", `cannot mint tokens: ${secrets.problem} (wrangler secret put FLUX_TOKEN_SECRETS)`);
   const { ttlSeconds, ...grant } = c.req.valid("json");

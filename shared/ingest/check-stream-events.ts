@@ -4,6 +4,7 @@
  */
 import type { z } from "zod";
 import { FluxError } from "../errors.ts";
+import { issueText } from "../http/describe-issues.ts";
 import { eventSchemaOf, type StreamSchema } from "../wire/stream-schema.ts";
 import { MAX_REPORTED_PROBLEMS, type EventProblem } from "./route-events.ts";
 
@@ -24,7 +25,7 @@ export function checkStreamEvents(stream: string, schema: StreamSchema, events: 
       const at = issue.path.map(String).join(".");
       // An undeclared field (with `additionalFields: false`) is named by the field itself.
       const field = issue.code === "unrecognized_keys" ? issue.keys.map((k) => (at ? `${at}.${k}` : k)).join(", ") : at;
-      if (problems.length < MAX_REPORTED_PROBLEMS) problems.push({ index, field, problem: issue.message });
+      if (problems.length < MAX_REPORTED_PROBLEMS) problems.push({ index, field, problem: issueText(issue, event) });
     }
   });
   if (problemCount > 0) {

@@ -1,14 +1,16 @@
 /**
  * Validates posted events against a dataflow spec and splits them into per-partition
  * sub-batches of compact records (`[key, timeMs, ...record fields]`): filter on the event
- * as posted, then project, then read key, time and the operator's fields. Either every event
- * is valid and routed, or nothing is: the caller sends nothing on an error.
+ * as posted, then project, then read key, time and the operator's fields, every field by
+ * path (`shared/field-path.ts`). Either every event is valid and routed (or filtered
+ * out), or nothing is: the caller sends nothing on an error.
  */
 import { FluxError } from "../errors.ts";
 import { partitionFor } from "../partitioner.ts";
 import { recordFieldsOf } from "../operators/compile.ts";
 import type { DataflowSpec } from "../wire/dataflow-spec.ts";
-import { passes } from "../wire/filter.ts";
+import { compileFilter } from "../wire/filter.ts";
+import { fieldReader, ownFieldReader } from "../field-path.ts";
 import type { FluxRecord } from "../wire/window-result.ts";
 
 /** At most this many problems are listed in an error's details. */
@@ -44,8 +46,7 @@ export function routeEvents(
   receivedAtMs: number,
   maxKeyLength: number,
 ): Map<number, FluxRecord[]> {
-  const fields = recordFieldsOf(spec);
-  const projection = spec.project ? Object.entries(spec.project).map(([name, path]) => ({ name, path: path.split(".") })) : null;
+  const { fields, projection, filter, readTime, keyReaders } = readersOf(spec);
   const problems: EventProblem[] = [];
   let problemCount = 0;
   const report = (index: number, field: string, problem: string) => {
@@ -59,74 +60,97 @@ export function routeEvents(
       return;
     }
     const posted = event as Record<string, unknown>;
-    if (spec.filter && !passes(spec.filter, posted)) return;
+    if (filter && !filter(posted)) return;
     const obj = projection ? project(posted, projection) : posted;
-    const key = compositeKeyOf(obj, spec.key, maxKeyLength, (field, problem) => report(index, field, problem));
-    const timeMs = spec.timeField === undefined ? receivedAtMs : timeOf(obj[spec.timeField]);
+    const key = compositeKeyOf(obj, keyReaders, typeof spec.key !== "string", maxKeyLength, (field, problem) => report(index, field, problem));
+    const timeMs = readTime === null ? receivedAtMs : timeOf(readTime(obj));
     if (timeMs === null) report(index, spec.timeField ?? "", "must be epoch milliseconds or an ISO-8601 date-time");
     else if (timeMs < 0 || timeMs > receivedAtMs + MAX_FUTURE_MS) report(index, spec.timeField ?? "", "must be after 1970 and at most 24 h in the future");
     const record: FluxRecord = [typeof key === "string" ? key : "", timeMs ?? 0];
-    for (const { name, type } of fields) {
-      const value = Object.hasOwn(obj, name) ? obj[name] : undefined;
-      if (type === "string") {
-        if (typeof value === "string" && value.length <= maxKeyLength) record.push(value);
-        else if (typeof value === "number" && Number.isFinite(value)) record.push(String(value));
-        else report(index, name, `must be a string of at most ${maxKeyLength} characters or a finite number`);
-      } else if (typeof value !== "number" || !Number.isFinite(value)) report(index, name, "must be a finite number");
-      else if (Math.abs(value) > MAX_FIELD_MAGNITUDE) report(index, name, "must be between -1e15 and 1e15");
-      else record.push(value);
-    }
+    pushFields(record, obj, fields, maxKeyLength, (field, problem) => report(index, field, problem));
     if (problemCount > 0 || typeof key !== "string") return;
     const partition = partitionFor(key, spec.partitions);
     let batch = byPartition.get(partition);
     if (!batch) byPartition.set(partition, (batch = []));
     batch.push(record);
   });
-  if (problemCount > 0) {
-    throw new FluxError("INVALID_EVENT", `${problemCount} problem(s) in the batch; nothing was applied`, {
-      problems,
-      problemCount,
-    });
-  }
+  if (problemCount > 0) throw new FluxError("INVALID_EVENT", `${problemCount} problem(s) in the batch; nothing was applied`, { problems, problemCount });
   return byPartition;
 }
 
-/** The event as the projection sees it: each output field from its dotted path (absent paths stay absent). */
-function project(event: Readonly<Record<string, unknown>>, projection: readonly { name: string; path: readonly string[] }[]): Record<string, unknown> {
-  // No prototype: an output field may be called `__proto__`.
+type Reader = (event: unknown) => unknown;
+
+/**
+ * Everything routing reads from an event, each field path split once per batch. With a
+ * projection, key, time and operator fields name its output fields, read whole.
+ */
+function readersOf(spec: DataflowSpec) {
+  const keyFields = typeof spec.key === "string" ? [spec.key] : spec.key;
+  const reader = spec.project ? ownFieldReader : fieldReader;
+  return {
+    fields: recordFieldsOf(spec).map(({ name, type }) => ({ name, type, read: reader(name) })),
+    projection: spec.project ? Object.entries(spec.project).map(([name, path]) => ({ name, read: fieldReader(path) })) : null,
+    filter: spec.filter ? compileFilter(spec.filter) : null,
+    readTime: spec.timeField === undefined ? null : reader(spec.timeField),
+    keyReaders: keyFields.map((field) => ({ field, read: reader(field) })),
+  };
+}
+
+/** Appends the operator's fields to `record`: strings (or numbers as text), or finite numbers within ±{@link MAX_FIELD_MAGNITUDE}. */
+function pushFields(
+  record: FluxRecord,
+  obj: Readonly<Record<string, unknown>>,
+  fields: readonly { name: string; type: "number" | "string"; read: Reader }[],
+  maxKeyLength: number,
+  report: (field: string, problem: string) => void,
+): void {
+  for (const { name, type, read } of fields) {
+    const value = read(obj);
+    if (type === "string") {
+      if (typeof value === "string" && value.length <= maxKeyLength) record.push(value);
+      else if (typeof value === "number" && Number.isFinite(value)) record.push(String(value));
+      else report(name, `must be a string of at most ${maxKeyLength} characters or a finite number`);
+    } else if (typeof value !== "number" || !Number.isFinite(value)) report(name, "must be a finite number");
+    else if (Math.abs(value) > MAX_FIELD_MAGNITUDE) report(name, "must be between -1e15 and 1e15");
+    else record.push(value);
+  }
+}
+
+/** The event as the projection sees it: each output field (a plain name) from its path (absent paths stay absent). */
+function project(event: Readonly<Record<string, unknown>>, projection: readonly { name: string; read: Reader }[]): Record<string, unknown> {
+  // No prototype: nothing inherited can be read back as an output field.
   const out = Object.create(null) as Record<string, unknown>;
-  for (const { name, path } of projection) {
-    let value: unknown = event;
-    for (const step of path) {
-      value = typeof value === "object" && value !== null && !Array.isArray(value) && Object.hasOwn(value, step) ? (value as Record<string, unknown>)[step] : undefined;
-    }
+  for (const { name, read } of projection) {
+    const value = read(event);
     if (value !== undefined) out[name] = value;
   }
   return out;
 }
 
-/** The record key: one field's value, or the JSON array of several fields' values (all as strings). */
+/** The record key: one field's value, or (`composite`) the JSON array of several fields' values (all as strings). */
 function compositeKeyOf(
   event: Readonly<Record<string, unknown>>,
-  fields: string | readonly string[],
+  fields: readonly { field: string; read: Reader }[],
+  composite: boolean,
   maxKeyLength: number,
   report: (field: string, problem: string) => void,
 ): string | { problem: string } {
   // One field, the usual case: no per-event array on the hot path.
-  if (typeof fields === "string") {
-    const key = keyOf(Object.hasOwn(event, fields) ? event[fields] : undefined, maxKeyLength);
-    if (typeof key !== "string") report(fields, key.problem);
+  const only = fields[0];
+  if (!composite && only) {
+    const key = keyOf(only.read(event), maxKeyLength);
+    if (typeof key !== "string") report(only.field, key.problem);
     return key;
   }
-  const parts = fields.map((field) => {
-    const part = keyOf(Object.hasOwn(event, field) ? event[field] : undefined, maxKeyLength);
+  const parts = fields.map(({ field, read }) => {
+    const part = keyOf(read(event), maxKeyLength);
     if (typeof part !== "string") report(field, part.problem);
     return part;
   });
   if (parts.some((p) => typeof p !== "string")) return { problem: "invalid key" };
   const key = JSON.stringify(parts);
   if (key.length > maxKeyLength) {
-    report(String(fields), `key longer than ${maxKeyLength} characters`);
+    report(fields.map((f) => f.field).join(","), `key longer than ${maxKeyLength} characters`);
     return { problem: "key too long" };
   }
   return key;

@@ -26,7 +26,15 @@ export interface ReplicaState {
   charsSinceCheckpoint: number;
   /** Size of the last checkpoint taken by this process, characters (0: none yet). */
   lastCheckpointChars: number;
+  /**
+   * Records the operator dropped as late, by LSN, for the last {@link LATE_MEMORY} entries
+   * applied by this process (memory only): the ingest answer's `late` (issue 11).
+   */
+  lateByLsn: Map<number, number>;
 }
+
+/** How many applied entries' late counts a replica remembers. */
+const LATE_MEMORY = 1024;
 
 
 /** Storage writes a step asks for; the adapter performs them in one transaction with `meta`. */
@@ -50,7 +58,7 @@ export function emptyReplicaState(meta: ReplicaMeta, checkpoint?: Checkpoint): R
   const compiled = compileDataflow(meta.spec);
   const operator = compiled.bind(checkpoint?.operator);
   const dedup = checkpoint?.dedup ?? {};
-  return { meta, operator, maxWindowMs: compiled.maxWindowMs, dedup, pending: [], sinceCheckpoint: 0, charsSinceCheckpoint: 0, lastCheckpointChars: 0 };
+  return { meta, operator, maxWindowMs: compiled.maxWindowMs, dedup, pending: [], sinceCheckpoint: 0, charsSinceCheckpoint: 0, lastCheckpointChars: 0, lateByLsn: new Map() };
 }
 
 /**
@@ -62,11 +70,14 @@ export function logWeight(entry: LogEntry): number {
   return Math.max(entry.records.length, 16);
 }
 
-/** Applies one stable log entry (a batch or a clock tick) to the operator. */
+/** Applies one stable log entry (a batch or a clock tick) to the operator, noting how many of its records were late. */
 export function applyEntry(state: ReplicaState, entry: LogEntry, out: Emit<WindowResult>): void {
   const tickMs = tickTimeOf(entry, state.meta.spec.idleAdvanceMs);
+  const lateBefore = state.operator.lateRecords();
   if (tickMs === null) state.operator.process(parseRecords(entry), out);
   else state.operator.tick(tickMs, out);
+  state.lateByLsn.set(entry.lsn, state.operator.lateRecords() - lateBefore);
+  if (state.lateByLsn.size > LATE_MEMORY) state.lateByLsn.delete(state.lateByLsn.keys().next().value ?? entry.lsn);
 }
 
 /**

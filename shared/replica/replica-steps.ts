@@ -69,9 +69,12 @@ export function applyBatch(state: ReplicaState, msg: ApplyBatch, tuning: Replica
   const entry: LogEntry = { lsn: state.meta.lsn + 1, producer: msg.producer, seq: msg.seq, records: msg.records };
   state.meta.lsn = entry.lsn;
   const effects: ReplicaEffects = { log: [entry], outputs: [] };
-  if (state.meta.hasStandby) state.pending.push(entry);
-  else applyStable(state, [entry], tuning, effects);
-  return { reply: { status: "applied", lsn: entry.lsn }, effects };
+  if (state.meta.hasStandby) {
+    state.pending.push(entry);
+    return { reply: { status: "applied", lsn: entry.lsn }, effects };
+  }
+  applyStable(state, [entry], tuning, effects);
+  return { reply: { status: "applied", lsn: entry.lsn, late: state.lateByLsn.get(entry.lsn) ?? 0 }, effects };
 }
 
 /**
@@ -92,7 +95,7 @@ export function replicate(state: ReplicaState, msg: Replicate, tuning: ReplicaTu
   effects.log = fresh;
   applyStable(state, fresh, tuning, effects);
   const lsn = state.meta.lsn;
-  return { reply: lsn >= msg.upToLsn ? { status: "ok", lsn } : { status: "gap", lsn }, effects };
+  return { reply: lsn >= msg.upToLsn ? { status: "ok", lsn, late: state.lateByLsn.get(msg.upToLsn) } : { status: "gap", lsn }, effects };
 }
 
 /** Primary: learns that the standby holds `lsn`, and applies the entries that became stable. */

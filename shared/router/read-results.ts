@@ -48,13 +48,14 @@ async function readPartition(read: ReadReplicaResults, dataflow: string, route: 
   try {
     reply = await read(route.primary, route.epoch, filter);
   } catch (err) {
-    throw new FluxError("UNAVAILABLE", `partition ${route.partition} of dataflow '${dataflow}' did not answer: ${err instanceof Error ? err.message : String(err)}`, {
-      dataflow,
-      partition: route.partition,
-    });
+    throw new FluxError(
+      "UNAVAILABLE",
+      `partition ${route.partition} of dataflow '${dataflow}' could not be read: its primary ${route.primary} did not answer in time or failed (a fail-over may be under way); retry in a moment`,
+      { dataflow, partition: route.partition, replica: route.primary, reason: err instanceof Error ? err.message : String(err) },
+    );
   }
   if (reply.status !== "ok") {
-    throw new FluxError("UNAVAILABLE", `partition ${route.partition} of dataflow '${dataflow}': replica ${route.primary} answered ${reply.status}`, {
+    throw new FluxError("UNAVAILABLE", `partition ${route.partition} of dataflow '${dataflow}' could not be read: replica ${route.primary} does not serve as its primary at epoch ${route.epoch} (${reply.status}: a fail-over is under way); retry in a moment`, {
       dataflow,
       partition: route.partition,
       refusal: reply,

@@ -6,6 +6,7 @@
  */
 import { FluxError } from "../errors.ts";
 import type { PartitionAck } from "../wire/ingest.ts";
+import type { Refusal } from "../wire/replica-rpc.ts";
 import type { DataflowRecord } from "../wire/routing.ts";
 import type { FluxRecord } from "../wire/window-result.ts";
 import { writePartition, type PartitionOutcome, type ReplicaPort } from "./write-partition.ts";
@@ -63,11 +64,18 @@ export async function writeBatch(
   return outcomes.map(({ dataflow, outcomes: list }) => ({ dataflow, partitions: list.map((o) => toAck(dataflow, o, batch)) }));
 }
 
+/** What a replica's refusal means for the client, in the product's words. */
+const REFUSAL_WORDS: Record<Refusal["status"], string> = {
+  stale: "has moved to a newer epoch (a fail-over happened while the batch was written)",
+  behind: "has not been configured for this epoch yet (a fail-over or recovery is under way)",
+  "wrong-role": "no longer holds the role the routing gave it (a fail-over is under way)",
+};
+
 function toAck(dataflow: string, outcome: PartitionOutcome, batch: { producer: string; seq: number }): PartitionAck {
   switch (outcome.status) {
     case "applied":
     case "duplicate":
-      return { partition: outcome.partition, lsn: outcome.lsn, replicated: outcome.replicated, duplicate: outcome.status === "duplicate" };
+      return { partition: outcome.partition, lsn: outcome.lsn, replicated: outcome.replicated, duplicate: outcome.status === "duplicate", late: outcome.late };
     case "too-old":
       throw new FluxError(
         "SEQ_TOO_OLD",
@@ -77,14 +85,14 @@ function toAck(dataflow: string, outcome: PartitionOutcome, batch: { producer: s
     case "refused":
       throw new FluxError(
         "UNAVAILABLE",
-        `partition ${outcome.partition} of dataflow '${dataflow}' could not confirm the batch: replica ${outcome.replica} answered ${outcome.refusal.status}; retry with the same Flux-Seq`,
+        `partition ${outcome.partition} of dataflow '${dataflow}' could not confirm the batch: replica ${outcome.replica} ${REFUSAL_WORDS[outcome.refusal.status]}; retry with the same Flux-Seq`,
         { dataflow, partition: outcome.partition, replica: outcome.replica, refusal: outcome.refusal },
       );
     case "incomplete":
       throw new FluxError(
         "UNAVAILABLE",
-        `partition ${outcome.partition} of dataflow '${dataflow}' could not confirm the batch (${outcome.reason}); retry with the same Flux-Seq`,
-        { dataflow, partition: outcome.partition, replica: outcome.replica },
+        `partition ${outcome.partition} of dataflow '${dataflow}' could not confirm the batch: replica ${outcome.replica || "(none in routing)"} did not answer in time or failed, so the monitor is probing it and fails it over if it stays down; retry with the same Flux-Seq`,
+        { dataflow, partition: outcome.partition, replica: outcome.replica, reason: outcome.reason },
       );
   }
 }

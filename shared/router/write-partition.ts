@@ -26,7 +26,7 @@ export interface ReplicaPort {
 
 /** What happened to one partition's sub-batch. */
 export type PartitionOutcome =
-  | { status: "applied" | "duplicate"; partition: number; lsn: number; replicated: boolean }
+  | { status: "applied" | "duplicate"; partition: number; lsn: number; replicated: boolean; late: number }
   | { status: "too-old"; partition: number; high: number }
   | { status: "refused"; partition: number; replica: string; refusal: Refusal }
   | { status: "incomplete"; partition: number; replica: string; reason: string };
@@ -46,14 +46,17 @@ export async function writePartition(
   if (applied.status !== "applied" && applied.status !== "duplicate") {
     return { status: "refused", partition, replica: primary, refusal: applied };
   }
-  if (standby === null) return { status: applied.status, partition, lsn: applied.lsn, replicated: false };
+  // A duplicate's late records were counted when it was first applied (issue 11).
+  if (standby === null) return { status: applied.status, partition, lsn: applied.lsn, replicated: false, late: applied.status === "applied" ? (applied.late ?? 0) : 0 };
 
   let entries: LogEntry[] = applied.status === "applied" ? [{ lsn: applied.lsn, ...batch }] : [];
   let held = 0;
+  let late = 0;
   for (let round = 0; ; round++) {
     const reply = await port.replicate(standby, { epoch, entries, upToLsn: applied.lsn });
     if (reply.status === "ok") {
       held = reply.lsn;
+      late = applied.status === "applied" ? (reply.late ?? 0) : 0;
       break;
     }
     if (reply.status !== "gap") return { status: "refused", partition, replica: standby, refusal: reply };
@@ -67,5 +70,5 @@ export async function writePartition(
 
   const ack = await port.ackStandby(primary, { epoch, lsn: held });
   if (ack.status !== "ok") return { status: "refused", partition, replica: primary, refusal: ack };
-  return { status: applied.status, partition, lsn: applied.lsn, replicated: true };
+  return { status: applied.status, partition, lsn: applied.lsn, replicated: true, late };
 }

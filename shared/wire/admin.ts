@@ -7,5 +7,11 @@ export const FaultRequestSchema = z.strictObject({
 });
 export type FaultKind = z.infer<typeof FaultRequestSchema>["kind"];
 
+/** A replica name as `replicaName` builds it: `{dataflow}/p{partition}/g{generation}`. */
+export const ReplicaNameSchema = z
+  .string()
+  .max(100)
+  .regex(/^(?!__)[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}\/p\d{1,2}\/g\d{1,15}$/, "a replica name such as clicks/p0/g1");
+
 /** How long each call to a `slow` replica is delayed, ms. */
 export const SLOW_FAULT_DELAY_MS = 2000;

@@ -72,6 +72,20 @@ export const StatusResponseSchema = z.object({
 });
 export type StatusResponse = z.infer<typeof StatusResponseSchema>;
 
+/** The query of `GET /v1/status`: `view=summary` for one line per partition, `pretty=true` for indented JSON. */
+export const StatusQuerySchema = z.strictObject({
+  view: z.enum(["full", "summary"]).optional(),
+  pretty: z.enum(["true", "false"]).optional(),
+});
+
+/** `GET /v1/status?view=summary`: per dataflow one line per partition and the latest events; refusals one line each. */
+export const StatusSummaryResponseSchema = z.object({
+  dataflows: z.array(z.object({ id: z.string(), stream: z.string(), partitions: z.array(z.string()), events: z.array(z.string()) })),
+  faultsEnabled: z.boolean(),
+  refusals: z.array(z.string()).nullable(),
+});
+export type StatusSummaryResponse = z.infer<typeof StatusSummaryResponseSchema>;
+
 export const FaultResponseSchema = z.object({ replica: z.string(), fault: z.string().nullable(), injected: z.string() });
 
 export const PutStreamResponseSchema = z.object({ status: z.enum(["created", "updated", "unchanged"]), stream: StreamRecordSchema });

@@ -3,19 +3,35 @@
  * Unknown fields are rejected at the HTTP boundary so typos never pass silently.
  */
 import { z } from "zod";
-import { FilterSchema } from "./filter.ts";
+import { FieldPathSchema } from "../field-path.ts";
+import { FilterSchema, StoredFilterSchema } from "./filter.ts";
 import { checkSpec } from "./spec-checks.ts";
 
-/** Names of streams, dataflows, fields and aggregates: letters, digits, `_`, `-`, `.`. */
+/**
+ * Names of streams, dataflows and aggregates: letters, digits, `_`, `-`, `.`, at most 64,
+ * not starting with `__` (`__proto__` and friends would be dropped silently by object
+ * records). One regular expression, so the OpenAPI document states exactly this rule.
+ */
 export const NameSchema = z
   .string()
-  .min(1)
   .max(64)
-  .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/, "use letters, digits, '_', '-' or '.'")
-  // `__proto__` and friends would be dropped silently by object records.
-  .refine((name) => !name.startsWith("__"), "must not start with '__'");
+  .regex(/^(?!__)[A-Za-z0-9_][A-Za-z0-9_.-]*$/, "use letters, digits, '_', '-' or '.' (at most 64, not starting with '__')");
 
-const FieldNameSchema = z.string().min(1).max(128);
+/**
+ * How a spec names fields: `field`, a field it reads (a path into the event, or with
+ * `project` an output field), and `projected`, an output field of `project`.
+ */
+interface FieldNames {
+  field: z.ZodType<string>;
+  projected: z.ZodType<string>;
+  filter: typeof FilterSchema;
+}
+
+/** For new specs: paths without empty names, output fields without `.` (issue 11). */
+const STRICT_NAMES: FieldNames = { field: FieldPathSchema, projected: z.string().max(128).regex(/^[^.]+$/, "an output field name without '.'"), filter: FilterSchema };
+
+/** For stored specs: any name accepted before issue 11 still loads, so a stored dataflow never stops parsing. */
+const STORED_NAMES: FieldNames = { field: z.string().min(1).max(256), projected: z.string().min(1).max(128), filter: StoredFilterSchema };
 
 /** Most entries a `topk` summary tracks. */
 const MAX_TOPK_CAPACITY = 1_000;
@@ -27,21 +43,22 @@ const MAX_TOPK_CAPACITY = 1_000;
  * default 12); `topk` reports the `k` most frequent values of a field (or heaviest, by
  * the numeric `weight` field), tracked in a Space-Saving summary of `capacity` entries.
  */
-const AggregateSpecSchema = z.discriminatedUnion("op", [
-  z.strictObject({ op: z.literal("count") }),
-  z.strictObject({ op: z.enum(["sum", "min", "max", "avg"]), field: FieldNameSchema }),
-  z.strictObject({ op: z.literal("distinct"), field: FieldNameSchema, precision: z.number().int().min(4).max(14).default(12) }),
-  z
-    .strictObject({
-      op: z.literal("topk"),
-      field: FieldNameSchema,
-      k: z.number().int().min(1).max(100),
-      weight: FieldNameSchema.optional(),
-      capacity: z.number().int().min(1).max(MAX_TOPK_CAPACITY).optional(),
-    })
-    .refine((a) => a.capacity === undefined || a.capacity >= a.k, { message: "capacity must be at least k", path: ["capacity"] }),
-]);
-export type AggregateSpec = z.output<typeof AggregateSpecSchema>;
+const aggregateSpecSchema = (field: z.ZodType<string>) =>
+  z.discriminatedUnion("op", [
+    z.strictObject({ op: z.literal("count") }),
+    z.strictObject({ op: z.enum(["sum", "min", "max", "avg"]), field }),
+    z.strictObject({ op: z.literal("distinct"), field, precision: z.number().int().min(4).max(14).default(12) }),
+    z
+      .strictObject({
+        op: z.literal("topk"),
+        field,
+        k: z.number().int().min(1).max(100),
+        weight: field.optional(),
+        capacity: z.number().int().min(1).max(MAX_TOPK_CAPACITY).optional(),
+      })
+      .refine((a) => a.capacity === undefined || a.capacity >= a.k, { message: "capacity must be at least k", path: ["capacity"] }),
+  ]);
+export type AggregateSpec = z.output<ReturnType<typeof aggregateSpecSchema>>;
 
 /** Tumbling event-time windows of `sizeMs`, closed once the watermark passes their end plus lateness. */
 const DurationSchema = z.number().int().min(1).max(366 * 86_400_000);
@@ -62,9 +79,6 @@ const WindowSpecSchema = z.discriminatedUnion("kind", [
     .refine((w) => w.sizeMs / w.slideMs <= MAX_WINDOWS_PER_RECORD, { message: `sizeMs / slideMs must be at most ${MAX_WINDOWS_PER_RECORD}`, path: ["slideMs"] }),
 ]);
 
-/** A dotted path into an event, such as `flow.src.ip`. */
-const FieldPathSchema = z.string().min(1).max(256).regex(/^[^.]+(\.[^.]+)*$/, "a field name or dotted path such as a.b.c");
-
 const ParamScalarSchema = z.union([z.string().max(1_000), z.number(), z.boolean(), z.null()]);
 
 /**
@@ -73,27 +87,23 @@ const ParamScalarSchema = z.union([z.string().max(1_000), z.number(), z.boolean(
  */
 const OperatorRefSchema = z.strictObject({ name: NameSchema, params: z.record(z.string(), z.union([ParamScalarSchema, z.array(ParamScalarSchema).max(1_000)])).default({}) });
 
-/**
- * A whole dataflow: stream → [filter] → [project] → keyBy(key) → window → aggregates,
- * or → a custom operator instead of window and aggregates; over P partitions and R replicas.
- * This is the structure, as stored and shown: reading a stored spec never depends on
- * which operators are registered now. {@link DataflowSpecSchema} adds the checks.
- */
-export const StoredDataflowSpecSchema = z.strictObject({
+/** A whole dataflow's structure, with fields named as `names` says. */
+const specStructure = (names: FieldNames) =>
+  z.strictObject({
   stream: NameSchema,
   /** Only events passing this filter (on the fields as posted) are counted; the others are dropped by the router. */
-  filter: FilterSchema.optional(),
+  filter: names.filter.optional(),
   /** Output field → dotted path in the posted event. When set, key, time and aggregate fields name output fields. */
   project: z
-    .record(FieldNameSchema, FieldPathSchema)
+    .record(names.projected, names.field)
     .refine((p) => Object.keys(p).length > 0 && Object.keys(p).length <= 64, "between 1 and 64 fields")
     .optional(),
   /** One field, or several: then the key is the JSON array of their values as strings, e.g. `["10.0.0.1","443"]`. */
-  key: z.union([FieldNameSchema, z.array(FieldNameSchema).min(1).max(8)]),
-  timeField: FieldNameSchema.optional(),
+  key: z.union([names.field, z.array(names.field).min(1).max(8)]),
+  timeField: names.field.optional(),
   window: WindowSpecSchema.optional(),
   aggregates: z
-    .record(NameSchema, AggregateSpecSchema)
+    .record(NameSchema, aggregateSpecSchema(names.field))
     .refine((aggregates) => Object.keys(aggregates).length > 0, "at least one aggregate")
     .refine((aggregates) => Object.keys(aggregates).length <= 32, "at most 32 aggregates")
     .optional(),
@@ -108,9 +118,17 @@ export const StoredDataflowSpecSchema = z.strictObject({
 });
 
 /**
- * A spec as `PUT /v1/dataflows/{id}` accepts it: the structure plus the rules across
- * fields, the registry's operator and parameter checks, and the cost budget
- * (`spec-checks.ts`); every issue names the field at fault.
+ * A whole dataflow: stream → [filter] → [project] → keyBy(key) → window → aggregates,
+ * or → a custom operator instead of window and aggregates; over P partitions and R replicas.
+ * This is the structure, as stored and shown: reading a stored spec never depends on
+ * which operators are registered now, nor on name rules added later. {@link DataflowSpecSchema} adds the checks.
  */
-export const DataflowSpecSchema = StoredDataflowSpecSchema.superRefine(checkSpec);
+export const StoredDataflowSpecSchema = specStructure(STORED_NAMES);
+
+/**
+ * A spec as `PUT /v1/dataflows/{id}` accepts it: the structure with field paths checked,
+ * plus the rules across fields, the registry's operator and parameter checks, and the
+ * cost budget (`spec-checks.ts`); every issue names the field at fault.
+ */
+export const DataflowSpecSchema = specStructure(STRICT_NAMES).superRefine(checkSpec);
 export type DataflowSpec = z.output<typeof StoredDataflowSpecSchema>;

@@ -21,6 +21,8 @@ const PartitionAckSchema = z.object({
   lsn: z.number().int(),
   replicated: z.boolean(),
   duplicate: z.boolean(),
+  /** Records of this sub-batch dropped because their window had closed; 0 for a duplicate (counted when first applied). */
+  late: z.number().int().min(0),
 });
 export type PartitionAck = z.infer<typeof PartitionAckSchema>;
 
@@ -30,8 +32,22 @@ export const IngestResponseSchema = z.object({
   producer: z.string(),
   seq: z.number().int(),
   events: z.number().int(),
-  /** True when every partition had already applied this batch. */
+  /**
+   * True when every partition the batch touches had already applied it; false when it
+   * touches none (every event filtered out), since nothing was applied then or before.
+   */
   duplicate: z.boolean(),
-  dataflows: z.array(z.object({ dataflow: z.string(), partitions: z.array(PartitionAckSchema) })),
+  dataflows: z.array(
+    z.object({
+      dataflow: z.string(),
+      partitions: z.array(PartitionAckSchema),
+      /**
+       * This batch's events for this dataflow: `accepted` passed the filter and went to a
+       * partition, `filtered` were dropped by the filter, `late` (of the accepted) were
+       * dropped because their window had closed (not counted again for a duplicate).
+       */
+      records: z.object({ accepted: z.number().int().min(0), filtered: z.number().int().min(0), late: z.number().int().min(0) }),
+    }),
+  ),
 });
 export type IngestResponse = z.infer<typeof IngestResponseSchema>;

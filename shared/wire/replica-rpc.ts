@@ -68,7 +68,8 @@ export type Refusal = z.infer<typeof RefusalSchema>;
 
 /** The primary's answer to {@link ApplyBatch}. */
 const ApplyBatchReplySchema = z.union([
-  z.object({ status: z.literal("applied"), lsn: z.number().int() }),
+  /** `late`: records of the batch the operator dropped as late, when it was applied at once (no standby). */
+  z.object({ status: z.literal("applied"), lsn: z.number().int(), late: z.number().int().optional() }),
   /** Already logged here; `lsn` is the primary's current LSN, which covers it. */
   z.object({ status: z.literal("duplicate"), lsn: z.number().int() }),
   /** Below the dedup window: cannot tell whether it was applied. */
@@ -79,7 +80,8 @@ export type ApplyBatchReply = z.infer<typeof ApplyBatchReplySchema>;
 
 /** The standby's answer to {@link Replicate}: `ok` when it holds `upToLsn`, else `gap` with what it holds. */
 const ReplicateReplySchema = z.union([
-  z.object({ status: z.literal("ok"), lsn: z.number().int() }),
+  /** `late`: records of entry `upToLsn` the operator dropped as late, when this replica remembers it. */
+  z.object({ status: z.literal("ok"), lsn: z.number().int(), late: z.number().int().optional() }),
   z.object({ status: z.literal("gap"), lsn: z.number().int() }),
   RefusalSchema,
 ]);

@@ -4,6 +4,8 @@
  * fields, and a cost budget for sketch aggregates. Stored specs are not re-checked.
  */
 import type { z } from "zod";
+import { FieldPathSchema } from "../field-path.ts";
+import { issueText } from "../http/describe-issues.ts";
 import { findOperator, operatorNames } from "../operators/registry.ts";
 import { defaultCapacity } from "../operators/window-aggregate.ts";
 import type { DataflowSpec } from "./dataflow-spec.ts";
@@ -35,7 +37,9 @@ export function checkSpec(spec: DataflowSpec, ctx: z.RefinementCtx): void {
     } else {
       const parsed = found.params.safeParse(spec.operator.params);
       if (!parsed.success) {
-        for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", path: ["operator", "params", ...issue.path.map(String)], message: issue.message });
+        for (const issue of parsed.error.issues) {
+          ctx.addIssue({ code: "custom", path: ["operator", "params", ...issue.path.map(String)], message: issueText(issue, spec.operator.params) });
+        }
       }
     }
   } else {
@@ -43,7 +47,9 @@ export function checkSpec(spec: DataflowSpec, ctx: z.RefinementCtx): void {
     if (!spec.aggregates) ctx.addIssue({ code: "custom", path: ["aggregates"], message: "aggregates are required (or an operator)" });
   }
   for (const { path, field } of fieldUses(spec)) {
-    if (spec.project && !Object.hasOwn(spec.project, field)) ctx.addIssue({ code: "custom", path, message: `'${field}' is not a field of project` });
+    // Operator parameters follow the operator's own schema; the path rule (checked in the structure elsewhere) applies to them too.
+    if (path[0] === "operator" && !FieldPathSchema.safeParse(field).success) ctx.addIssue({ code: "custom", path, message: `'${field}' is not a field name or dotted path such as flow.src.ip (no empty names)` });
+    else if (spec.project && !Object.hasOwn(spec.project, field)) ctx.addIssue({ code: "custom", path, message: `'${field}' is not a field of project` });
   }
   checkSketchBudget(spec, ctx);
 }

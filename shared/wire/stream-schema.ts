@@ -9,16 +9,22 @@ import { z } from "zod";
 import type { DataflowSpec } from "./dataflow-spec.ts";
 import { fieldUses } from "./spec-checks.ts";
 import { filterFields } from "./filter.ts";
+import { FieldPathSchema, splitFieldPath } from "../field-path.ts";
 
 const FieldTypeSchema = z.enum(["string", "number", "integer", "boolean", "time", "object", "array"]);
 type FieldType = z.infer<typeof FieldTypeSchema>;
 
-/** A field name or dotted path into nested objects, such as `flow.src`. */
-const PathSchema = z
-  .string()
-  .min(1)
-  .max(256)
-  .regex(/^[^.]+(\.[^.]+)*$/, "a field name or dotted path such as a.b.c");
+/** Names of `Object.prototype` members: a declared field of such a name would read an inherited value where it is absent. */
+const PROTOTYPE_NAMES = Object.getOwnPropertyNames(Object.prototype).map((name) => name.replace(/[$]/g, "\\$&")).join("|");
+
+/**
+ * A field name or dotted path into nested objects, such as `flow.src`: the same paths specs
+ * read (`shared/field-path.ts`), with no name of an `Object.prototype` member.
+ */
+const PathSchema = FieldPathSchema.regex(
+  new RegExp(`^(?!(.*\\.)?(${PROTOTYPE_NAMES})(\\.|$))`),
+  "must not use a name of Object.prototype (such as __proto__ or constructor)",
+);
 
 /** The body of `PUT /v1/streams/{stream}`. */
 export const StreamSchemaSchema = z.strictObject({
@@ -28,11 +34,7 @@ export const StreamSchemaSchema = z.strictObject({
     .refine((fields) => Object.keys(fields).length >= 1 && Object.keys(fields).length <= 200, "between 1 and 200 fields")
     .superRefine((fields, ctx) => {
       for (const path of Object.keys(fields)) {
-        const parts = path.split(".");
-        // Names of Object.prototype members would read inherited values where a field is absent.
-        if (parts.some((part) => part in Object.prototype)) {
-          ctx.addIssue({ code: "custom", path: [path], message: "must not use a name of Object.prototype (such as __proto__ or constructor)" });
-        }
+        const parts = splitFieldPath(path);
         for (let i = 1; i < parts.length; i++) {
           const parent = parts.slice(0, i).join(".");
           const declared = Object.hasOwn(fields, parent) ? fields[parent] : undefined;
@@ -76,7 +78,7 @@ export function eventSchemaOf(schema: StreamSchema): z.ZodType {
   const root: Node = { required: true, children: new Map() };
   for (const [path, field] of Object.entries(schema.fields)) {
     let node = root;
-    for (const part of path.split(".")) {
+    for (const part of splitFieldPath(path)) {
       let child = node.children.get(part);
       if (!child) node.children.set(part, (child = { required: false, children: new Map() }));
       // A required field makes the objects holding it required too.
@@ -111,7 +113,7 @@ export function specProblems(schema: StreamSchema, spec: DataflowSpec): SchemaPr
   const optional = (path: string): boolean => schema.fields[path]?.required === false;
   const typeOf = (path: string): FieldType | "undeclared" | "inside-object" => {
     if (Object.hasOwn(schema.fields, path)) return schema.fields[path]?.type ?? "undeclared";
-    const parts = path.split(".");
+    const parts = splitFieldPath(path);
     for (let i = parts.length - 1; i >= 1; i--) if (schema.fields[parts.slice(0, i).join(".")]?.type === "object") return "inside-object";
     return "undeclared";
   };

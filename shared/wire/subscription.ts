@@ -9,6 +9,25 @@ import { AggregateValueSchema } from "./window-result.ts";
 /** A cursor string as it appears in `?cursor=` or `Last-Event-ID`. */
 export const CursorTextSchema = z.string().max(2_000).regex(/^\d{1,15}(,\d{1,15})*$/, "a cursor like 0,12,3 (one number per partition)");
 
+/** The query of `GET /v1/dataflows/{id}/subscribe`. */
+export const SubscribeQuerySchema = z.strictObject({
+  cursor: CursorTextSchema.optional(),
+  /** How long this response streams before it ends (the client reconnects with its cursor), ms, at most 300000. */
+  maxMs: z
+    .string()
+    .regex(/^(\d{1,5}|[012]\d{5}|300000)$/, "milliseconds, at most 300000")
+    .transform(Number)
+    .optional(),
+  /** A signed read token for browsers' EventSource (checked by functions/auth.ts, which never logs it). */
+  access_token: z
+    .string()
+    .meta({
+      description:
+        "a signed read token for this dataflow, for clients that cannot set Authorization (EventSource); a WebSocket may instead offer the subprotocols `flux.v1` and `flux-token.<token>`, and the server selects `flux.v1`. Long-lived tokens are refused here",
+    })
+    .optional(),
+});
+
 /**
  * Reads a cursor for a dataflow of `partitions` partitions; absent means from the start.
  * @returns null when it names a different number of partitions.

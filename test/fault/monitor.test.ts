@@ -81,10 +81,15 @@ describe("the fault endpoint", () => {
   it("refuses a wrong admin token (401) and the API token (403)", async () => {
     const { id } = await createDataflow(faultSpec);
     const name = (await routing(id))[0]?.primary ?? "";
-    for (const [token, status, code] of [["wrong", 401, "UNAUTHORIZED"], ["test-token", 403, "FORBIDDEN"]] as const) {
+    for (const [token, status, code, message] of [
+      ["wrong", 401, "UNAUTHORIZED", /wrong bearer token/],
+      ["test-token", 403, "FORBIDDEN", /the API token cannot use \/v1\/admin; use FLUX_ADMIN_TOKEN/],
+    ] as const) {
       const res = await fault(name, "crash", token);
       expect(res.status).toBe(status);
-      expect(((await res.json()) as { error: { code: string } }).error.code).toBe(code);
+      const { error } = (await res.json()) as { error: { code: string; message: string } };
+      expect(error.code).toBe(code);
+      expect(error.message).toMatch(message);
     }
     expect(await env.PARTITION_REPLICA.getByName(name).status()).toMatchObject({ role: "primary" });
   });

@@ -8,8 +8,13 @@ import { MessageSchema, openSubscription, type Message } from "../helpers/websoc
 async function listen(id: string, query: string) {
   const ws = await openSubscription(id, query);
   const seen = { ws, messages: [] as Message[], closeCode: null as number | null };
-  ws.addEventListener("message", (event) => seen.messages.push(MessageSchema.parse(JSON.parse(String(event.data)))));
-  ws.addEventListener("close", (event) => (seen.closeCode = event.code));
+  // Handlers return nothing: workerd warns about any value an event handler returns.
+  ws.addEventListener("message", (event) => {
+    seen.messages.push(MessageSchema.parse(JSON.parse(String(event.data))));
+  });
+  ws.addEventListener("close", (event) => {
+    seen.closeCode = event.code;
+  });
   return seen;
 }
 

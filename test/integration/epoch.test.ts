@@ -14,7 +14,7 @@ describe("epoch fencing", () => {
     const init = { name, dataflowId, partition: 0, spec, role: "primary" as const, hasStandby: false, version: 1, create: true };
     expect(await stub.init({ ...init, epoch: 1 })).toEqual({ status: "ok" });
     const records = JSON.stringify([["a", 1, 1]]);
-    expect(await stub.applyBatch({ epoch: 1, producer: "p", seq: 1, records })).toEqual({ status: "applied", lsn: 1 });
+    expect(await stub.applyBatch({ epoch: 1, producer: "p", seq: 1, records })).toEqual({ status: "applied", lsn: 1, late: 0 });
 
     expect(await stub.init({ ...init, epoch: 2 })).toEqual({ status: "ok" });
     expect(await stub.applyBatch({ epoch: 1, producer: "p", seq: 2, records })).toEqual({ status: "stale", epoch: 2 });
@@ -23,7 +23,7 @@ describe("epoch fencing", () => {
     expect(await stub.readResults(1, {})).toEqual({ status: "stale", epoch: 2 });
     expect(await stub.init({ ...init, epoch: 1 })).toEqual({ status: "stale", epoch: 2 });
     expect(await stub.status()).toMatchObject({ epoch: 2, lsn: 1 });
-    expect(await stub.applyBatch({ epoch: 2, producer: "p", seq: 2, records })).toEqual({ status: "applied", lsn: 2 });
+    expect(await stub.applyBatch({ epoch: 2, producer: "p", seq: 2, records })).toEqual({ status: "applied", lsn: 2, late: 0 });
   });
 
   it("a standby refuses primary-only calls", async () => {

@@ -61,3 +61,31 @@ describe("buildOpenApi", () => {
     expect(doc.components.schemas.Error.properties.error.properties.code.enum).toEqual(expect.arrayContaining(["INVALID_REQUEST", "UNAVAILABLE", "SEQ_TOO_OLD", "FORBIDDEN"]));
   });
 });
+
+describe("buildOpenApi describes exactly what the server does (issue 11, defect 7)", () => {
+  const doc = buildOpenApi() as unknown as Doc & { paths: Record<string, Record<string, { parameters?: { name: string; schema: { pattern?: string; maxLength?: number } }[] }>> };
+  const operation = (path: string, method: string) => doc.paths[path]?.[method] as { responses: Record<string, unknown>; parameters?: { name: string; in: string; schema: { pattern?: string; maxLength?: number } }[] } | undefined;
+
+  it("gives component schemas readable names", () => {
+    const names = Object.keys(doc.components.schemas);
+    expect(names).toContain("FilterExpression");
+    expect(names.filter((n) => /__schema|^(input|output)-\d/.test(n))).toEqual([]);
+  });
+
+  it("lists 413 and 415 on every route that reads a JSON body", () => {
+    for (const [path, method] of [["/v1/dataflows/{id}", "put"], ["/v1/streams/{stream}", "put"], ["/v1/admin/replicas/{name}/fault", "post"], ["/v1/admin/tokens", "post"], ["/v1/streams/{stream}/events", "post"]] as const) {
+      expect(Object.keys(operation(path, method)?.responses ?? {}), `${method} ${path}`).toEqual(expect.arrayContaining(["400", "401", "403", "413", "415", "500", "503"]));
+    }
+  });
+
+  it("bounds path parameters with the server's own patterns and lengths", () => {
+    const id = (doc.paths["/v1/dataflows/{id}"]?.parameters as { schema: { pattern: string; maxLength: number } }[] | undefined)?.[0]?.schema;
+    expect(id?.maxLength).toBe(64);
+    const pattern = new RegExp(id?.pattern ?? "^$");
+    for (const good of ["clicks", "a.b-c_1", "_x"]) expect(pattern.test(good), good).toBe(true);
+    for (const bad of ["__proto__", "__x", "a b", "-a", ".a", "a/b", ""]) expect(pattern.test(bad), bad).toBe(false);
+    const replica = operation("/v1/admin/replicas/{name}/fault", "post")?.parameters?.[0]?.schema;
+    expect(new RegExp(replica?.pattern ?? "^$").test("clicks/p0/g1")).toBe(true);
+    expect(new RegExp(replica?.pattern ?? "^$").test("__proto__/p0/g1")).toBe(false);
+  });
+});

@@ -31,8 +31,8 @@ const count = (host: ReplicaHost) => {
 describe("primary", () => {
   it("assigns consecutive LSNs and dedups a resent (producer, seq)", () => {
     const { host } = replica("primary", false);
-    expect(host.applyBatch(batch(1))).toEqual({ status: "applied", lsn: 1 });
-    expect(host.applyBatch(batch(2))).toEqual({ status: "applied", lsn: 2 });
+    expect(host.applyBatch(batch(1))).toEqual({ status: "applied", lsn: 1, late: 0 });
+    expect(host.applyBatch(batch(2))).toEqual({ status: "applied", lsn: 2, late: 0 });
     expect(host.applyBatch(batch(1))).toEqual({ status: "duplicate", lsn: 2 });
     expect(count(host)).toBe(2);
   });
@@ -83,8 +83,8 @@ describe("standby", () => {
     const { host } = replica("standby");
     expect(host.replicate({ epoch: 1, entries: [entry(2)], upToLsn: 2 })).toEqual({ status: "gap", lsn: 0 });
     expect(host.status()).toMatchObject({ lsn: 0, appliedLsn: 0 });
-    expect(host.replicate({ epoch: 1, entries: [entry(2), entry(1)], upToLsn: 2 })).toEqual({ status: "ok", lsn: 2 });
-    expect(host.replicate({ epoch: 1, entries: [entry(1), entry(2)], upToLsn: 2 })).toEqual({ status: "ok", lsn: 2 });
+    expect(host.replicate({ epoch: 1, entries: [entry(2), entry(1)], upToLsn: 2 })).toEqual({ status: "ok", lsn: 2, late: 0 });
+    expect(host.replicate({ epoch: 1, entries: [entry(1), entry(2)], upToLsn: 2 })).toEqual({ status: "ok", lsn: 2, late: 0 });
     expect(host.status()).toMatchObject({ lsn: 2, appliedLsn: 2 });
   });
 
@@ -96,7 +96,7 @@ describe("standby", () => {
     const missing = primary.host.readLog(1, 1, 5);
     if (!Array.isArray(missing)) throw new Error("readLog refused");
     expect(missing.map((e) => e.lsn)).toEqual([1, 2, 3, 4, 5]);
-    expect(standby.host.replicate({ epoch: 1, entries: missing, upToLsn: 5 })).toEqual({ status: "ok", lsn: 5 });
+    expect(standby.host.replicate({ epoch: 1, entries: missing, upToLsn: 5 })).toEqual({ status: "ok", lsn: 5, late: 0 });
   });
 });
 
@@ -158,6 +158,6 @@ describe("durability", () => {
     storage.failNextPersist = true;
     expect(() => host.applyBatch(batch(2))).toThrow(/injected/);
     expect(host.status()?.lsn).toBe(1);
-    expect(host.applyBatch(batch(2))).toEqual({ status: "applied", lsn: 2 });
+    expect(host.applyBatch(batch(2))).toEqual({ status: "applied", lsn: 2, late: 0 });
   });
 });

@@ -17,7 +17,11 @@ import type { Emit, Operator, ResultFilter } from "../operator.ts";
 import { advanceTo, isKeyedWindows, openWindowResults, slotOfKey, type KeyedWindows, type ToResult } from "../keyed-windows.ts";
 import type { FluxRecord, WindowResult } from "../../wire/window-result.ts";
 
-const FieldSchema = z.string().min(1).max(128);
+/**
+ * Fields are read by path, like every field of a spec (`shared/field-path.ts`); creation
+ * refuses malformed paths (`spec-checks.ts`), while stored params keep loading as before.
+ */
+const FieldSchema = z.string().min(1).max(256);
 
 const ParamsSchema = z
   .strictObject({

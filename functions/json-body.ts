@@ -1,0 +1,46 @@
+/**
+ * Reads request bodies strictly, before any validator (issue 11): the content type must
+ * be JSON (415), the bytes valid UTF-8, the text valid JSON, nesting bounded and no
+ * `__proto__` key. The body stays cached, so `zValidator("json", …)` reads the same bytes.
+ */
+import type { MiddlewareHandler } from "hono";
+import { FluxError } from "../shared/errors.ts";
+import { checkJsonShape } from "../shared/http/json-shape.ts";
+import type { AppEnv } from "./app-env.ts";
+
+const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
+
+/** Decodes `body` strictly: invalid UTF-8 is a client error, never replaced by U+FFFD. */
+export function decodeUtf8(body: ArrayBuffer): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(body);
+  } catch {
+    throw new FluxError("INVALID_JSON", "the body is not valid UTF-8; send it encoded as UTF-8");
+  }
+}
+
+/** The media type of a content-type header, lower-cased, without parameters. */
+export function mediaTypeOf(contentType: string | undefined): string {
+  return (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
+/** Middleware for routes whose body is one JSON document. */
+export const strictJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const mediaType = mediaTypeOf(c.req.header("content-type"));
+  if (!JSON_MEDIA_TYPE.test(mediaType)) {
+    throw new FluxError("UNSUPPORTED_MEDIA_TYPE", `send the body as application/json (content-type was ${mediaType ? `'${mediaType}'` : "missing"})`);
+  }
+  const text = decodeUtf8(await c.req.arrayBuffer());
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new FluxError("INVALID_JSON", `the body is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const problem = checkJsonShape(value);
+  if (problem) {
+    const at = problem.path.length > 0 ? ` (at ${problem.path.join(".")})` : "";
+    throw new FluxError("INVALID_REQUEST", `${problem.message}${at}`, { path: problem.path });
+  }
+  await next();
+};
