@@ -36,8 +36,16 @@ export default defineConfig({
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
-              // FLUX_FUZZ_SEED replays a fuzz run (test/integration/fuzz.test.ts prints its seed).
-              bindings: { ...TEST_BINDINGS, FLUX_MAX_BATCH_EVENTS: "100", FLUX_MAX_BODY_BYTES: "65536", FLUX_FUZZ_SEED: FUZZ_SEED },
+              // FLUX_FUZZ_SEED replays a fuzz run (test/integration/fuzz.test.ts prints its seed). A
+              // dataflow is idle after one probe without progress; idle probes are at most a day apart.
+              bindings: {
+                ...TEST_BINDINGS,
+                FLUX_MAX_BATCH_EVENTS: "100",
+                FLUX_MAX_BODY_BYTES: "65536",
+                FLUX_FUZZ_SEED: FUZZ_SEED,
+                FLUX_IDLE_AFTER_MS: "0",
+                FLUX_IDLE_PROBE_MS: "86400000",
+              },
             },
           }),
         ],

@@ -91,19 +91,23 @@ function keysByPartition(partitions, perPartition) {
   return buckets;
 }
 
-/** Crash the primary of partition 0 under steady load; measure the gap, the others, and exactness. */
-export async function failover(url, durationMs, crashAtMs) {
-  const id = "failover";
+/**
+ * Crash (or hang, or slow: `kind`) the primary of partition 0 under steady load; measure the
+ * gap, the others, and exactness. `id` names the dataflow (a fresh one per run).
+ */
+export async function failover(url, durationMs, crashAtMs, kind = "crash", id = "failover") {
   const partitions = 4;
   const dataflow = await createDataflow(url, id, specFor(id, partitions, 2));
   const keys = keysByPartition(partitions, 500);
   const random = prng(7);
   const started = performance.now();
   const stopAt = started + durationMs;
+  let faultAtEpochMs = 0;
   const crash = (async () => {
     await sleep(crashAtMs);
     const crashedAt = performance.now();
-    await injectFault(url, dataflow.partitions[0].primary, "crash");
+    faultAtEpochMs = Date.now();
+    await injectFault(url, dataflow.partitions[0].primary, kind);
     return crashedAt;
   })();
   const { acks, rejected } = await runLoad({
@@ -147,6 +151,9 @@ export async function failover(url, durationMs, crashAtMs) {
   const status = await api(url, "GET", "/v1/status");
   const events = status.body.dataflows.find((d) => d.id === id).events.map((e) => `${e.at} ${e.kind}: ${e.detail}`);
   return {
+    kind,
+    faultAtEpochMs,
+    firstAcksAfterFaultMs: p0.filter((t) => t >= crashedAt).slice(0, 5).map((t) => Math.round(t - crashedAt)),
     crashAtMs: crashedAt - started,
     unavailabilityMs: gapMs,
     rejected,

@@ -1,35 +1,38 @@
 /**
  * The coordinator: the single object holding dataflow specs and routing tables, and the
- * alarm-driven monitor (DESIGN.md §4). Every heartbeat it probes all replicas and acts:
- * takeover, degrade, recovery, reconciliation, all decided in `shared/monitor`. The
- * alarm re-arms first, so a tick that throws is simply retried by the next one.
+ * alarm-driven monitor (DESIGN.md §4, shell in `monitor-alarm.ts`): it probes the
+ * replicas of every dataflow that is due (every heartbeat while active, rarely while
+ * idle, at once on a router's report) and acts: takeover, degrade, recovery,
+ * reconciliation, all decided in `shared/monitor`. It writes only what changed.
  */
 import { DurableObject } from "cloudflare:workers";
-import { z } from "zod";
 import { parseFluxConfig, type FluxConfig } from "../shared/config.ts";
 import { desiredConfigs } from "../shared/monitor/desired-config.ts";
-import { runMonitorTick } from "../shared/monitor/run-monitor-tick.ts";
 import { isSameSpec, planDataflow } from "../shared/plan-dataflow.ts";
 import type { DataflowSpec } from "../shared/wire/dataflow-spec.ts";
 import type { StreamRouting } from "../shared/router/routing-cache.ts";
-import { DataflowRecordSchema, HealthMapSchema, type DataflowRecord, type HealthMap } from "../shared/wire/routing.ts";
+import type { DataflowRecord, HealthMap, SuspectVerdict } from "../shared/wire/routing.ts";
 import { specProblems, type SchemaProblem, type StreamRecord, type StreamSchema } from "../shared/wire/stream-schema.ts";
 import { declareStream, listStreams, readStream, type PutStreamResult } from "./stream-store.ts";
-import { destroyReplicas, highestEpoch } from "./dataflow-deletion.ts";
-import { monitorPort } from "./replica-client.ts";
-
-const DATAFLOW = "dataflow:";
-const HEALTH = "health:";
-const TOMBSTONE = "tombstone:";
+import { finishDeletion } from "./dataflow-deletion.ts";
+import { MonitorAlarm } from "./monitor-alarm.ts";
+import { MonitorRecords } from "./monitor-records.ts";
 
 /** Outcome of creating a dataflow. */
 type PutDataflowResult =
   | { status: "created" | "unchanged" | "conflict" | "deleting"; record: DataflowRecord }
   | { status: "invalid"; problems: SchemaProblem[] };
 
-
 export class Coordinator extends DurableObject<Env> {
   readonly #config: FluxConfig = parseFluxConfig(this.env);
+  readonly #records = new MonitorRecords(this.ctx.storage.kv);
+  readonly #monitor = new MonitorAlarm({
+    env: this.env,
+    storage: this.ctx.storage,
+    config: this.#config,
+    records: this.#records,
+    exclusive: (run) => this.#exclusive(run),
+  });
   /** Serialises writers (creation and monitor ticks) across their awaits. */
   #lock: Promise<unknown> = Promise.resolve();
 
@@ -39,17 +42,17 @@ export class Coordinator extends DurableObject<Env> {
    */
   async putDataflow(id: string, spec: DataflowSpec): Promise<PutDataflowResult> {
     return this.#exclusive(async () => {
-      const existing = this.#read(id);
+      const existing = this.#records.read(id);
       if (existing?.deleting) return { status: "deleting", record: existing };
       if (existing && !isSameSpec(existing.spec, spec)) return { status: "conflict", record: existing };
       const declared = readStream(this.ctx.storage.kv, spec.stream);
       const problems = !existing && declared ? specProblems(declared.schema, spec) : [];
       if (problems.length > 0) return { status: "invalid", problems };
-      const firstEpoch = this.#tombstone(id) + 1;
+      const firstEpoch = this.#records.tombstone(id) + 1;
       const record = existing ?? planDataflow(id, spec, Date.now(), this.#config.locationHints, firstEpoch);
-      if (!existing) this.ctx.storage.kv.put(DATAFLOW + id, record);
+      if (!existing) this.#records.put(record);
       if (!record.ready) {
-        const port = this.#port([record]);
+        const port = this.#monitor.port([record]);
         await Promise.all(
           record.routes.flatMap((route) =>
             desiredConfigs(record, route).map(async (init) => {
@@ -59,8 +62,8 @@ export class Coordinator extends DurableObject<Env> {
           ),
         );
         record.ready = true;
-        this.ctx.storage.kv.put(DATAFLOW + id, record);
-        await this.#armAlarm(Date.now() + this.#config.heartbeatMs);
+        this.#records.put(record);
+        await this.#monitor.arm(Date.now() + this.#config.heartbeatMs);
       }
       return { status: existing?.ready ? "unchanged" : "created", record };
     });
@@ -72,11 +75,11 @@ export class Coordinator extends DurableObject<Env> {
    */
   async deleteDataflow(id: string): Promise<{ status: "not-found" } | { status: "deleted" | "deleting"; stream: string; pending: string[] }> {
     return this.#exclusive(async () => {
-      const record = this.#read(id);
+      const record = this.#records.read(id);
       if (!record) return { status: "not-found" };
       record.deleting = true;
-      this.ctx.storage.kv.put(DATAFLOW + id, record);
-      const pending = await this.#finishDeletion(record);
+      this.#records.put(record);
+      const pending = await finishDeletion(this.env, this.#records, record, this.#config.replicaTimeoutMs);
       return { status: pending.length === 0 ? "deleted" : "deleting", stream: record.spec.stream, pending };
     });
   }
@@ -101,88 +104,34 @@ export class Coordinator extends DurableObject<Env> {
   }
 
   async getDataflow(id: string): Promise<DataflowRecord | null> {
-    return this.#read(id);
+    return this.#records.read(id);
   }
 
   async listDataflows(): Promise<DataflowRecord[]> {
-    return [...this.ctx.storage.kv.list({ prefix: DATAFLOW })].map(([, value]) => DataflowRecordSchema.parse(value));
+    return this.#records.list();
   }
 
   /** Per replica, what the monitor last saw. */
   async health(id: string): Promise<HealthMap> {
-    return this.#health(id);
+    return this.#records.health(id);
   }
 
-  /** A router saw a replica time out or fail: probe at once instead of at the next heartbeat. */
-  async reportFailure(): Promise<void> {
-    await this.#armAlarm(Date.now());
-  }
-
-  override async alarm(): Promise<void> {
-    // Re-arm first: alarms are retried and may be delivered twice; a tick is idempotent.
-    await this.ctx.storage.setAlarm(Date.now() + this.#config.heartbeatMs);
-    let pending = false;
-    await this.#exclusive(async () => {
-      const all = await this.listDataflows();
-      for (const record of all.filter((r) => r.deleting)) await this.#finishDeletion(record);
-      const records = all.filter((r) => !r.deleting).map((record) => ({ record, health: this.#health(record.id) }));
-      // Nothing left to watch: stop ticking until a dataflow is created again.
-      if (all.length === 0) await this.ctx.storage.deleteAlarm();
-      if (records.length === 0) return;
-      const port = this.#port(records.map(({ record }) => record));
-      const store = {
-        save: async (record: DataflowRecord, health: HealthMap) => {
-          this.ctx.storage.kv.put(DATAFLOW + record.id, record);
-          this.ctx.storage.kv.put(HEALTH + record.id, health);
-        },
-      };
-      pending = (await runMonitorTick(port, store, records, Date.now(), this.#config)).recoveryPending;
-    });
-    // A recovery with work left continues at once; probes still run between its slices.
-    if (pending) await this.#armAlarm(Date.now());
-  }
-
-  /** Destroys a deleting record's replicas; once all confirmed, removes it and leaves a tombstone. */
-  async #finishDeletion(record: DataflowRecord): Promise<string[]> {
-    const pending = await destroyReplicas(this.env, record, this.#config.replicaTimeoutMs);
-    if (pending.length === 0) {
-      this.ctx.storage.kv.put(TOMBSTONE + record.id, Math.max(this.#tombstone(record.id), highestEpoch(record)));
-      this.ctx.storage.kv.delete(DATAFLOW + record.id);
-      this.ctx.storage.kv.delete(HEALTH + record.id);
-    }
-    return pending;
-  }
-
-  /** The highest epoch a deleted dataflow of this id reached (0: none). */
-  #tombstone(id: string): number {
-    return z.number().int().min(0).parse(this.ctx.storage.kv.get(TOMBSTONE + id) ?? 0);
-  }
-
-  #read(id: string): DataflowRecord | null {
-    const value = this.ctx.storage.kv.get(DATAFLOW + id);
-    return value === undefined ? null : DataflowRecordSchema.parse(value);
+  /** A router saw a call to `replica` fail or time out: probe its dataflow now instead of at its next due time. */
+  async reportFailure(replica?: string): Promise<void> {
+    await this.#monitor.report(replica ?? null);
   }
 
   /**
-   * Probe history is soft state that the next probes rebuild: one stored by an older
-   * version that no longer parses is dropped (the monitor starts counting afresh) rather
-   * than stopping every monitor tick.
+   * A router's call to `replica` is still unanswered after `FLUX_SUSPECT_MS`: probe now, and
+   * answer once the replica was replaced or has answered a probe sent since (or at the
+   * router's call timeout), so the router stops waiting on a replica that was failed over.
    */
-  #health(id: string): HealthMap {
-    const parsed = HealthMapSchema.safeParse(this.ctx.storage.kv.get(HEALTH + id) ?? {});
-    return parsed.success ? parsed.data : {};
+  async reportSuspect(replica: string): Promise<SuspectVerdict> {
+    return this.#monitor.suspect(replica);
   }
 
-  /** Replica calls with the configured deadlines, placing replicas by their records' location hints. */
-  #port(records: readonly DataflowRecord[]) {
-    const hints = new Map(records.flatMap((record) => record.routes.flatMap((r) => Object.entries(r.hints))));
-    return monitorPort(this.env, this.#config.probeTimeoutMs, this.#config.replicaTimeoutMs, (name) => hints.get(name));
-  }
-
-  /** Sets the alarm to `atMs` unless one is already due sooner. */
-  async #armAlarm(atMs: number): Promise<void> {
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > atMs) await this.ctx.storage.setAlarm(atMs);
+  override async alarm(): Promise<void> {
+    await this.#monitor.alarm();
   }
 
   #exclusive<T>(run: () => Promise<T>): Promise<T> {

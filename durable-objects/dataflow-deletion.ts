@@ -5,10 +5,11 @@
  */
 import { replicasToProbe } from "../shared/monitor/plan-monitor-tick.ts";
 import type { DataflowRecord } from "../shared/wire/routing.ts";
+import type { MonitorRecords } from "./monitor-records.ts";
 import { withDeadline } from "./replica-client.ts";
 
 /** Tells every replica of `record` to drop its state. @returns the replicas that did not confirm. */
-export async function destroyReplicas(env: Env, record: DataflowRecord, timeoutMs: number): Promise<string[]> {
+async function destroyReplicas(env: Env, record: DataflowRecord, timeoutMs: number): Promise<string[]> {
   const names = replicasToProbe(record);
   const outcomes = await Promise.all(
     names.map(async (name) => {
@@ -23,7 +24,14 @@ export async function destroyReplicas(env: Env, record: DataflowRecord, timeoutM
   return outcomes.filter((name): name is string => name !== null);
 }
 
+/** Destroys a deleting record's replicas; once all confirmed, removes it and leaves a tombstone. @returns the replicas still to confirm. */
+export async function finishDeletion(env: Env, records: MonitorRecords, record: DataflowRecord, timeoutMs: number): Promise<string[]> {
+  const pending = await destroyReplicas(env, record, timeoutMs);
+  if (pending.length === 0) records.remove(record.id, highestEpoch(record));
+  return pending;
+}
+
 /** The epoch a new dataflow of this id must start at, after a deleted one reached `maxEpoch`. */
-export function highestEpoch(record: DataflowRecord): number {
+function highestEpoch(record: DataflowRecord): number {
   return Math.max(...record.routes.map((route) => route.epoch));
 }

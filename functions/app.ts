@@ -1,6 +1,6 @@
 /**
  * Builds the Hono app: error envelope, `/v1` access control, config parsing and the
- * resource routes. One app per isolate; its routing cache lives in the closure.
+ * resource routes. One app per isolate; its routing cache and slow-call reports live in the closure.
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -10,6 +10,7 @@ import { buildOpenApi } from "../shared/openapi.ts";
 import { RoutingCache } from "../shared/router/routing-cache.ts";
 import type { AppEnv } from "./app-env.ts";
 import { authenticate } from "./auth.ts";
+import { SuspectReports } from "./suspect-reports.ts";
 import { errorResponse, onError, onNotFound } from "./http-errors.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { dataflowRoutes } from "./routes/dataflows.ts";
@@ -23,7 +24,7 @@ import { tokenRoutes } from "./routes/tokens.ts";
 
 /** Creates the Worker's app. */
 export function createApp(): Hono<AppEnv> {
-  let cache: { config: FluxConfig; routing: RoutingCache } | undefined;
+  let cache: { config: FluxConfig; routing: RoutingCache; suspects: SuspectReports } | undefined;
   const app = new Hono<AppEnv>();
   app.onError(onError);
   app.notFound(onNotFound);
@@ -32,10 +33,11 @@ export function createApp(): Hono<AppEnv> {
   app.use("/v1/*", async (c, next) => {
     if (!cache) {
       const config = parseFluxConfig(c.env);
-      cache = { config, routing: new RoutingCache(config.routingCacheMs) };
+      cache = { config, routing: new RoutingCache(config.routingCacheMs), suspects: new SuspectReports() };
     }
     c.set("config", cache.config);
     c.set("routingCache", cache.routing);
+    c.set("suspects", cache.suspects);
     await next();
   });
   // The API description is public; without FLUX_ENABLE_FAULTS the fault route does not exist, whatever the token.

@@ -7,9 +7,10 @@ import { replicaPort as replicaPortWithDeadline } from "../durable-objects/repli
 import type { FluxConfig } from "../shared/config.ts";
 import { FluxError } from "../shared/errors.ts";
 import { COORDINATOR_NAME, INGEST_STATS_NAME } from "../shared/names.ts";
+import { reportingSlowCalls } from "./slow-call-report.ts";
 import type { RoutingCache, StreamRouting } from "../shared/router/routing-cache.ts";
 import type { ReplicaPort } from "../shared/router/write-partition.ts";
-import type { DataflowRecord } from "../shared/wire/routing.ts";
+import type { DataflowRecord, SuspectVerdict } from "../shared/wire/routing.ts";
 
 /** Calls the coordinator; if it cannot answer, a retryable 503. */
 export async function askCoordinator<T>(env: Env, run: (coordinator: ReturnType<typeof coordinatorStub>) => Promise<T>): Promise<T> {
@@ -42,14 +43,27 @@ export async function readableDataflow(env: Env, id: string): Promise<DataflowRe
   return record;
 }
 
-/** Replica RPCs bounded by the configured replica timeout. */
-export function replicaPort(env: Env, config: FluxConfig): ReplicaPort {
-  return replicaPortWithDeadline(env, config.replicaTimeoutMs);
+/**
+ * Replica RPCs bounded by the configured replica timeout; with `onSuspect`, a call still
+ * unanswered after `FLUX_SUSPECT_MS` is reported through it while the router waits on.
+ */
+export function replicaPort(env: Env, config: FluxConfig, onSuspect?: (replica: string) => Promise<SuspectVerdict>): ReplicaPort {
+  const port = replicaPortWithDeadline(env, config.replicaTimeoutMs);
+  return onSuspect ? reportingSlowCalls(port, config.suspectMs, onSuspect) : port;
 }
 
-/** Tells the monitor a replica call failed, so it probes now; never fails the request. */
-export function reportFailure(env: Env, waitUntil: (promise: Promise<unknown>) => void): void {
-  waitUntil(coordinatorStub(env).reportFailure().catch(() => undefined));
+/** Tells the monitor a call to `replica` failed, so it probes now; never fails the request. */
+export function reportFailure(env: Env, waitUntil: (promise: Promise<unknown>) => void, replica?: string): void {
+  waitUntil(coordinatorStub(env).reportFailure(replica).catch(() => undefined));
+}
+
+/** Tells the monitor a call to `replica` is slow; resolves to its verdict (`undecided` if it cannot answer). */
+export function reportSuspect(env: Env, waitUntil: (promise: Promise<unknown>) => void, replica: string): Promise<SuspectVerdict> {
+  const verdict = coordinatorStub(env)
+    .reportSuspect(replica)
+    .catch((): SuspectVerdict => "undecided");
+  waitUntil(verdict);
+  return verdict;
 }
 
 /**

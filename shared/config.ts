@@ -34,8 +34,12 @@ const FluxConfigSchema = z
     FLUX_ROUTING_CACHE_MS: intFromVar(1000, 0, 3_600_000),
     /** Longest key, characters. */
     FLUX_MAX_KEY_LENGTH: intFromVar(256, 1, 65_536),
-    /** The monitor probes every replica this often, ms. */
+    /** The monitor probes every replica of an active dataflow this often, ms. */
     FLUX_HEARTBEAT_MS: intFromVar(500, 10, 86_400_000),
+    /** ... and of an idle one after as long again as it has been quiet, but at least this often, ms. */
+    FLUX_IDLE_PROBE_MS: intFromVar(1_800_000, 10, 86_400_000),
+    /** A healthy dataflow without clock ticks is idle once no replica's LSN moved for this long, ms. */
+    FLUX_IDLE_AFTER_MS: intFromVar(10_000, 0, 86_400_000),
     /** A probe not answered within this is a miss, ms. */
     FLUX_PROBE_TIMEOUT_MS: intFromVar(250, 1, 60_000),
     /** Consecutive missed probes before a replica is declared failed. */
@@ -44,6 +48,8 @@ const FluxConfigSchema = z
     FLUX_MISS_SPACING_MS: intFromVar(250, 0, 3_600_000),
     /** A router gives up on a replica call after this, ms, reports it and answers 503. */
     FLUX_REPLICA_TIMEOUT_MS: intFromVar(1000, 1, 60_000),
+    /** A router reports a replica call still unanswered after this, ms, while it keeps waiting (the monitor probes at once). */
+    FLUX_SUSPECT_MS: intFromVar(150, 1, 60_000),
     /** Comma-separated location hints for replicas (e.g. "wnam,enam,weur"); a fresh replica avoids its survivor's. */
     FLUX_LOCATION_HINTS: z
       .string()
@@ -61,9 +67,12 @@ const FluxConfigSchema = z
     routingCacheMs: vars.FLUX_ROUTING_CACHE_MS,
     maxKeyLength: vars.FLUX_MAX_KEY_LENGTH,
     heartbeatMs: vars.FLUX_HEARTBEAT_MS,
+    idleProbeMs: vars.FLUX_IDLE_PROBE_MS,
+    idleAfterMs: vars.FLUX_IDLE_AFTER_MS,
     probeTimeoutMs: vars.FLUX_PROBE_TIMEOUT_MS,
     failAfterMisses: vars.FLUX_FAIL_AFTER_MISSES,
     replicaTimeoutMs: vars.FLUX_REPLICA_TIMEOUT_MS,
+    suspectMs: vars.FLUX_SUSPECT_MS,
     missSpacingMs: vars.FLUX_MISS_SPACING_MS,
     locationHints: vars.FLUX_LOCATION_HINTS,
     enableFaults: vars.FLUX_ENABLE_FAULTS,

@@ -14,7 +14,7 @@ import { ProducerHeadersSchema } from "../../shared/wire/ingest.ts";
 import { ingestAnswer } from "../../shared/router/ingest-answer.ts";
 import type { AppEnv } from "../app-env.ts";
 import { checkStreamEvents } from "../../shared/ingest/check-stream-events.ts";
-import { countRefusal, replicaPort, reportFailure, routeStream } from "../cluster.ts";
+import { countRefusal, replicaPort, reportFailure, reportSuspect, routeStream } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
 import { decodeUtf8, mediaTypeOf } from "../json-body.ts";
 import { writeBatch } from "../../shared/router/write-batch.ts";
@@ -56,19 +56,28 @@ export const eventsRoutes = new Hono<AppEnv>()
       record,
       subBatches: routeEvents(record.spec, events, receivedAtMs, config.maxKeyLength),
     }));
-    const results = await writeBatch(replicaPort(c.env, config), routed, { producer, seq }, () =>
+    const keep = (p: Promise<unknown>) => waitUntil(c, p);
+    const port = replicaPort(c.env, config, (replica) => c.var.suspects.verdict(replica, () => reportSuspect(c.env, keep, replica)));
+    const results = await writeBatch(port, routed, { producer, seq }, () =>
       routeStream(c.env, c.var.routingCache, stream, true).then((routing) => routing.dataflows),
     ).catch((err: unknown) => {
       if (err instanceof FluxError && err.code === "UNAVAILABLE") {
         // Fresh routing for the client's retry, and a probe now rather than at the next heartbeat.
         c.var.routingCache.expire(stream);
-        reportFailure(c.env, (p) => waitUntil(c, p));
+        reportFailure(c.env, keep, replicaOf(err));
       }
       throw err;
     });
     return c.json(ingestAnswer({ stream, producer, seq, events: events.length }, routed, results));
   },
 );
+
+/** The replica an UNAVAILABLE error names, if any. */
+function replicaOf(err: FluxError): string | undefined {
+  const details = err.details;
+  if (typeof details !== "object" || details === null || !("replica" in details)) return undefined;
+  return typeof details.replica === "string" && details.replica !== "" ? details.replica : undefined;
+}
 
 /** Keeps `promise` running after the response (plain `app.request` calls have no execution context). */
 function waitUntil(c: { executionCtx: { waitUntil(promise: Promise<unknown>): void } }, promise: Promise<unknown>): void {

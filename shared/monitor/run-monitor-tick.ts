@@ -61,13 +61,19 @@ export async function runMonitorTick(
           }
         }
         await store.save(record, health);
-        // A standby was attached under a new epoch: tell both replicas now, not a heartbeat later.
-        if (attached) await reconcile(port, record, probes);
+        // A standby was attached under a new epoch: tell both replicas now, not a heartbeat later
+        // (the fresh one was not among this tick's probes: ask it now).
+        if (attached) await reconcile(port, record, new Map([...probes, ...(await probeAll(port, freshReplicas(record)))]));
         // Last, so a slow tick write never delays fail-over or recovery; only to replicas that answered.
         await sendClockTicks(port, record, nowMs, (name) => statusOf(probes, name) !== null);
       }),
   );
   return { recoveryPending: budget.calls <= 0 };
+}
+
+/** Replicas being seeded or attached, which this tick's probes may predate. */
+function freshReplicas(record: DataflowRecord): string[] {
+  return record.routes.flatMap((route) => (route.recovery ? [route.recovery.replica] : []));
 }
 
 function statusOf(probes: ReadonlyMap<string, ProbeResult>, name: string) {

@@ -94,3 +94,12 @@ const ReplicaHealthSchema = z.object({
 /** Health of every replica the monitor watches, by replica name. */
 export const HealthMapSchema = z.record(z.string(), ReplicaHealthSchema);
 export type HealthMap = z.infer<typeof HealthMapSchema>;
+
+/**
+ * The monitor's answer to a router's report of a slow call (`reportSuspect`):
+ * `replaced`: the replica no longer serves its partition (the router abandons the call);
+ * `answering`: a probe sent after the report was answered (busy, not failed: keep waiting);
+ * `undecided`: neither within the router's call timeout.
+ */
+const SuspectVerdictSchema = z.enum(["replaced", "answering", "undecided"]);
+export type SuspectVerdict = z.infer<typeof SuspectVerdictSchema>;

@@ -1,0 +1,253 @@
+/**
+ * When the monitor probes (issue 12, deliverable 6): the pure schedule decisions, what of
+ * the probe history is worth a write, and the coordinator's alarm step over a memory
+ * cluster, counting probes and writes across an idle stretch.
+ */
+import { describe, expect, it } from "vitest";
+import { durableHealth } from "../../shared/monitor/durable-health.ts";
+import { freshClock, isDue, MonitorSchedule, nextProbeAtMs, observeTick, type ScheduleTuning } from "../../shared/monitor/probe-schedule.ts";
+import { runDueTicks, type DueTickHost } from "../../shared/monitor/run-due-ticks.ts";
+import type { ReplicaStatus } from "../../shared/wire/replica-rpc.ts";
+import { DataflowRecordSchema, type DataflowRecord, type HealthMap } from "../../shared/wire/routing.ts";
+import { record as makeRecord, spec } from "../helpers/fixtures.ts";
+import { MemoryCluster } from "../helpers/memory-cluster.ts";
+
+const tuning: ScheduleTuning = { heartbeatMs: 500, idleProbeMs: 60_000, idleAfterMs: 10_000, missSpacingMs: 250 };
+
+const status = (name: string, lsn: number): ReplicaStatus => ({
+  name, dataflowId: "df", partition: 0, role: "primary", epoch: 1, hasStandby: true, holdLogAfterLsn: null,
+  configVersion: 1, lsn, appliedLsn: lsn, standbyAckLsn: lsn, checkpointLsn: 0, outputSeq: 0, lateRecords: 0,
+});
+
+/** Health as if every replica of `record` answered at `atMs` with `lsn` (misses: `missing` missed). */
+function healthOf(record: DataflowRecord, lsn: number, atMs: number, missing: string[] = []): HealthMap {
+  const names = record.routes.flatMap((r) => [r.primary, ...(r.standby ? [r.standby] : [])]);
+  return Object.fromEntries(
+    names.map((name) => [name, missing.includes(name) ? { misses: 1, lastOkAtMs: null, lastMissAtMs: atMs, last: null } : { misses: 0, lastOkAtMs: atMs, lastMissAtMs: null, last: status(name, lsn) }]),
+  );
+}
+
+describe("the probe schedule", () => {
+  const record = makeRecord("df", spec({ partitions: 2 }));
+
+  it("probes an active dataflow every heartbeat, and a new one at once", () => {
+    expect(nextProbeAtMs(freshClock(null), record, {}, null, tuning)).toBe(Number.NEGATIVE_INFINITY);
+    const clock = observeTick(freshClock(null), record, healthOf(record, 5, 1_000), 1_000, tuning);
+    expect(clock.idle).toBe(false);
+    expect(nextProbeAtMs(clock, record, healthOf(record, 5, 1_000), null, tuning)).toBe(1_500);
+  });
+
+  it("goes idle once no LSN moved for idleAfterMs, then probes after as long again as it was quiet, at most idleProbeMs apart", () => {
+    let clock = observeTick(freshClock(null), record, healthOf(record, 5, 0), 0, tuning);
+    for (let at = 500; at < 10_000; at += 500) {
+      clock = observeTick(clock, record, healthOf(record, 5, at), at, tuning);
+      expect(clock.idle, `at ${at} ms`).toBe(false);
+    }
+    const probes: number[] = [];
+    for (let at = 10_000; at < 300_000; at = nextProbeAtMs(clock, record, healthOf(record, 5, at), null, tuning)) {
+      clock = observeTick(clock, record, healthOf(record, 5, at), at, tuning);
+      expect(clock.idle).toBe(true);
+      probes.push(at);
+    }
+    expect(probes).toEqual([10_000, 20_000, 40_000, 80_000, 140_000, 200_000, 260_000]);
+  });
+
+  it("comes back to the heartbeat as soon as a probe sees LSN progress", () => {
+    const idle = { probedAtMs: 60_000, fingerprint: null, progressAtMs: 0, idle: true };
+    const quiet = observeTick({ ...idle, fingerprint: observeTick(idle, record, healthOf(record, 5, 0), 0, tuning).fingerprint }, record, healthOf(record, 5, 120_000), 120_000, tuning);
+    expect(quiet.idle).toBe(true);
+    const moved = observeTick(quiet, record, healthOf(record, 6, 180_000), 180_000, tuning);
+    expect(moved.idle).toBe(false);
+    expect(nextProbeAtMs(moved, record, healthOf(record, 6, 180_000), null, tuning)).toBe(180_500);
+  });
+
+  it("never idles a dataflow with clock ticks, one not healthy, or one with a replica missing probes", () => {
+    const ticking = makeRecord("df", spec({ partitions: 2, idleAdvanceMs: 1_000 }));
+    const degraded = DataflowRecordSchema.parse(structuredClone(record));
+    if (degraded.routes[0]) degraded.routes[0].status = "degraded";
+    const primary = record.routes[0]?.primary ?? "";
+    const cases: [DataflowRecord, (at: number) => HealthMap][] = [
+      [ticking, (at) => healthOf(ticking, 5, at)],
+      [degraded, (at) => healthOf(degraded, 5, at)],
+      [record, (at) => healthOf(record, 5, at, [primary])],
+    ];
+    for (const [r, health] of cases) {
+      let clock = freshClock(null);
+      for (let at = 0; at <= 60_000; at += 500) clock = observeTick(clock, r, health(at), at, tuning);
+      expect(clock.idle).toBe(false);
+    }
+  });
+
+  it("re-probes a replica that missed after one miss spacing, not a heartbeat", () => {
+    const primary = record.routes[0]?.primary ?? "";
+    const health = healthOf(record, 5, 1_000, [primary]);
+    const clock = observeTick(freshClock(null), record, health, 1_000, tuning);
+    expect(nextProbeAtMs(clock, record, health, null, tuning)).toBe(1_250);
+  });
+
+  it("probes at once on a router's report, but not sooner than a miss spacing after the last probe", () => {
+    const health = healthOf(record, 5, 0);
+    const idle = { probedAtMs: 0, fingerprint: "x", progressAtMs: -60_000, idle: true };
+    expect(nextProbeAtMs(idle, record, health, null, tuning)).toBe(60_000);
+    expect(nextProbeAtMs(idle, record, health, 30_000, tuning)).toBe(30_000);
+    expect(nextProbeAtMs(idle, record, health, 100, tuning)).toBe(250);
+    // A report from before the last probe was already answered by it.
+    expect(nextProbeAtMs({ ...idle, probedAtMs: 40_000 }, record, health, 30_000, tuning)).toBe(100_000);
+  });
+
+  it("keeps a dataflow idle across a restart through its stored marker, and only flips it on a change", () => {
+    const health = healthOf(record, 5, 0);
+    const marker = { fingerprint: observeTick(freshClock(null), record, health, 0, tuning).fingerprint ?? "", quietSinceMs: -100_000 };
+    const schedule = new MonitorSchedule(tuning, () => marker);
+    expect(schedule.dueAtMs(record, health)).toBe(Number.NEGATIVE_INFINITY);
+    expect(schedule.observe(record, health, 1_000)).toMatchObject({ idle: true, flipped: false });
+    expect(schedule.dueAtMs(record, health)).toBe(61_000);
+    expect(schedule.observe(record, healthOf(record, 6, 61_000), 61_000)).toMatchObject({ idle: false, flipped: true });
+  });
+
+  it("routes a report to the dataflow that holds the replica, and rate-limits the alarm it asks for", () => {
+    const other = makeRecord("other", spec({ partitions: 1 }));
+    const schedule = new MonitorSchedule(tuning, () => null);
+    for (const r of [record, other]) schedule.observe(r, healthOf(r, 5, 1_000), 1_000);
+    expect(schedule.report(record.routes[1]?.standby ?? "", 1_100)).toBe(1_250);
+    expect(schedule.dueAtMs(record, healthOf(record, 5, 1_000))).toBe(1_250);
+    expect(schedule.dueAtMs(other, healthOf(other, 5, 1_000))).toBe(1_500);
+    expect(schedule.report(null, 2_000)).toBe(2_000);
+    expect(schedule.dueAtMs(other, healthOf(other, 5, 1_000))).toBe(2_000);
+  });
+
+  it("counts what is due within a heartbeat of the alarm as due", () => {
+    expect(isDue(10_400, 10_000, tuning)).toBe(true);
+    expect(isDue(10_600, 10_000, tuning)).toBe(false);
+  });
+});
+
+describe("durableHealth", () => {
+  const record = makeRecord("df", spec({ partitions: 1 }));
+
+  it("ignores heartbeat times and LSNs, and sees misses and role changes", () => {
+    const base = durableHealth(healthOf(record, 5, 1_000));
+    expect(durableHealth(healthOf(record, 9, 2_000))).toBe(base);
+    expect(durableHealth(healthOf(record, 5, 1_000, [record.routes[0]?.primary ?? ""]))).not.toBe(base);
+    const retired = healthOf(record, 5, 1_000);
+    const entry = Object.values(retired)[0];
+    if (entry?.last) entry.last.role = "retired";
+    expect(durableHealth(retired)).not.toBe(base);
+  });
+});
+
+/** The coordinator's alarm step over a memory cluster and a counting key-value map. */
+function alarmHost(records: DataflowRecord[]) {
+  const cluster = new MemoryCluster({ dedupWindow: 64, checkpointEvery: 4 });
+  for (const r of records) cluster.setUp(r);
+  const stored = new Map(records.map((r) => [r.id, JSON.stringify(r)]));
+  const health = new Map<string, HealthMap>();
+  const counts = { probes: 0, writes: 0 };
+  cluster.beforeCall = (_replica, method) => void (method === "probe" && (counts.probes += 1));
+  let nowMs = 0;
+  const host: DueTickHost = {
+    list: () => [...stored.values()].map((json) => DataflowRecordSchema.parse(JSON.parse(json))),
+    health: (id) => health.get(id) ?? (health.set(id, {}), health.get(id) ?? {}),
+    tickStore: (loaded) => {
+      const before = new Map(loaded.map((r) => [r.id, JSON.stringify(r)]));
+      const written = new Map<string, string>();
+      return {
+        save: async (r, h) => {
+          health.set(r.id, h);
+          const json = JSON.stringify(r);
+          if ((written.get(r.id) ?? before.get(r.id)) !== json) {
+            stored.set(r.id, json);
+            written.set(r.id, json);
+            counts.writes += 1;
+          }
+        },
+      };
+    },
+    setIdleMarker: () => void (counts.writes += 1),
+    port: () => cluster,
+    finishDeletion: async () => undefined,
+    now: () => nowMs,
+  };
+  return { host, cluster, counts, setNow: (ms: number) => void (nowMs = ms), stored };
+}
+
+describe("the coordinator's alarm step", () => {
+  it("stops probing an idle dataflow every heartbeat and writes nothing while it stays idle", async () => {
+    const record = makeRecord("df", spec({ partitions: 4 }));
+    const { host, counts, setNow } = alarmHost([record]);
+    const schedule = new MonitorSchedule(tuning, () => null);
+    const monitorTuning = { ...tuning, failAfterMisses: 2, locationHints: [] };
+    let alarmAt = 0;
+    // 10 s of heartbeats without traffic: probed every time, then idle.
+    while (alarmAt <= 10_000) {
+      setNow(alarmAt);
+      alarmAt = (await runDueTicks(host, schedule, alarmAt, monitorTuning)) ?? Number.POSITIVE_INFINITY;
+    }
+    // Quiet since the first probe (at 0): next probe after as long again.
+    expect(alarmAt).toBe(20_000);
+    const probesWhileActive = counts.probes;
+    expect(probesWhileActive).toBe(21 * 8);
+    // The next idle hour: probes thinning out to one a minute, 8 calls each, no row written.
+    const writesBefore = counts.writes;
+    const alarms: number[] = [];
+    while (alarmAt <= 10_000 + 3_600_000) {
+      setNow(alarmAt);
+      alarms.push(alarmAt);
+      alarmAt = (await runDueTicks(host, schedule, alarmAt, monitorTuning)) ?? Number.POSITIVE_INFINITY;
+    }
+    expect(alarms.slice(0, 4)).toEqual([20_000, 40_000, 80_000, 140_000]);
+    // 20, 40 and 80 s, then every 60 s from 140 s up to 3,610 s: 3 + 58.
+    expect(alarms.length).toBe(61);
+    expect(counts.probes - probesWhileActive).toBe(alarms.length * 8);
+    expect(counts.writes - writesBefore).toBe(0);
+  });
+
+  it("probes at once when a replica fails while idle, and fails it over within a miss spacing", async () => {
+    const record = makeRecord("df", spec({ partitions: 1 }));
+    const { host, cluster, setNow } = alarmHost([record]);
+    const idleSchedule = new MonitorSchedule(tuning, () => null);
+    const monitorTuning = { ...tuning, failAfterMisses: 2, locationHints: [] };
+    let alarmAt = 0;
+    while (alarmAt <= 10_000) {
+      setNow(alarmAt);
+      alarmAt = (await runDueTicks(host, idleSchedule, alarmAt, monitorTuning)) ?? 0;
+    }
+    const primary = record.routes[0]?.primary ?? "";
+    cluster.inject(primary, "crash");
+    const reportAt = 20_000;
+    expect(idleSchedule.report(primary, reportAt)).toBe(reportAt);
+    for (let at = reportAt; at < reportAt + 1_000; ) {
+      setNow(at);
+      const next = (await runDueTicks(host, idleSchedule, at, monitorTuning)) ?? 0;
+      if (host.list()[0]?.routes[0]?.primary !== primary) break;
+      expect(next - at).toBeLessThanOrEqual(tuning.missSpacingMs);
+      at = next;
+    }
+    expect(host.list()[0]?.routes[0]?.primary).toBe(record.routes[0]?.standby);
+  });
+
+  it("continues a recovery with work left at once, not a heartbeat later", async () => {
+    const record = makeRecord("df", spec({ partitions: 1 }));
+    const { host, cluster, counts, setNow } = alarmHost([record]);
+    // A snapshot of many chunks: one tick's share of replica calls cannot copy it.
+    const big = { ...cluster, beginSeed: async (name: string, epoch: number) => {
+      const begun = await cluster.beginSeed(name, epoch);
+      return begun.status === "ok" ? { ...begun, chunks: 500 } : begun;
+    }, readSeedChunk: async () => ({ status: "ok" as const, body: "" }), acceptSeedChunk: async () => ({ status: "ok" as const }) };
+    host.port = () => big;
+    const schedule = new MonitorSchedule(tuning, () => null);
+    const monitorTuning = { ...tuning, failAfterMisses: 1, locationHints: [] };
+    setNow(0);
+    await runDueTicks(host, schedule, 0, monitorTuning);
+    cluster.inject(record.routes[0]?.standby ?? "", "crash");
+    setNow(500);
+    expect(await runDueTicks(host, schedule, 500, monitorTuning)).toBe(500);
+    expect(host.list()[0]?.routes[0]?.recovery?.chunksCopied).toBeGreaterThan(0);
+    const copied = host.list()[0]?.routes[0]?.recovery?.chunksCopied ?? 0;
+    const probes = counts.probes;
+    setNow(510);
+    await runDueTicks(host, schedule, 510, monitorTuning);
+    expect(counts.probes).toBeGreaterThan(probes);
+    expect(host.list()[0]?.routes[0]?.recovery?.chunksCopied).toBeGreaterThan(copied);
+  });
+});
