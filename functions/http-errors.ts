@@ -26,7 +26,8 @@ export function onInvalid(
   c: Context,
 ): Response | undefined {
   if (result.success) return undefined;
-  const sentences = describeIssues(result.error.issues, result.data);
+  // Only a JSON body has a root worth naming; a query string's unknown parameter is just that.
+  const sentences = describeIssues(result.error.issues, result.data, [], result.target === "json" ? "(body)" : "");
   const more = sentences.length > 3 ? ` (and ${sentences.length - 3} more in details)` : "";
   const message = `invalid ${TARGETS[result.target] ?? result.target}: ${sentences.slice(0, 3).join("; ")}${more}`;
   return errorResponse(c, new FluxError("INVALID_REQUEST", message, z.treeifyError(result.error)));

@@ -44,7 +44,17 @@ export function schemaHelpers(definitions: Record<string, JsonSchema>) {
   return { schemaOf, json, ok, parametersOf };
 }
 
-const error = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } });
+/** Headers that come with some error statuses (`errorResponse` in functions/http-errors.ts). */
+const ERROR_HEADERS: Partial<Record<string, Record<string, { description: string; schema: JsonSchema }>>> = {
+  "401": { "WWW-Authenticate": { description: 'always `Bearer realm="flux"`', schema: { type: "string" } } },
+  "503": { "Retry-After": { description: "seconds to wait before resending with the same seq (`1`); only with UNAVAILABLE", schema: { type: "string" } } },
+};
+
+const error = (status: string, description: string) => ({
+  description,
+  ...(ERROR_HEADERS[status] ? { headers: ERROR_HEADERS[status] } : {}),
+  content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+});
 
 /** Every status a route may answer with the error envelope, and what it means there. */
 const ERRORS = {
@@ -63,7 +73,7 @@ type ErrorStatus = keyof typeof ERRORS;
 /** Error responses: the ones every authenticated route can give (401, 403, 500, 503), plus `more`, with optional descriptions. */
 export function errors(more: readonly ErrorStatus[], descriptions: Partial<Record<ErrorStatus, string>> = {}) {
   const statuses = new Set<ErrorStatus>(["401", "403", "500", "503", ...more]);
-  return Object.fromEntries([...statuses].sort().map((status) => [status, error(descriptions[status] ?? ERRORS[status])]));
+  return Object.fromEntries([...statuses].sort().map((status) => [status, error(status, descriptions[status] ?? ERRORS[status])]));
 }
 
 /** Routes that read a JSON body also answer 413 and 415. */

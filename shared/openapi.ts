@@ -98,7 +98,10 @@ function ingestPaths(h: Helpers) {
         parameters: [streamName, ...parametersOf(ProducerHeadersSchema, "header")],
         requestBody: {
           required: true,
-          content: { "application/json": { schema: { type: "array", items: { type: "object" } } }, "application/x-ndjson": { schema: { type: "string" } } },
+          content: {
+            "application/json": { schema: { type: "array", minItems: 1, items: { type: "object" }, description: "at most FLUX_MAX_BATCH_EVENTS events (413 beyond)" } },
+            "application/x-ndjson": { schema: { type: "string", description: "one JSON object per line; blank lines are ignored" } },
+          },
         },
         responses: {
           "200": ok("held by every replica of every partition it touches (see `replicated`)", IngestResponseSchema),

@@ -59,8 +59,9 @@ function expectation(issue: Issue, got: unknown): string {
       const bound = small ? issue.minimum : issue.maximum;
       const inclusive = issue.inclusive !== false;
       const relation = small ? (inclusive ? "at least" : "more than") : inclusive ? "at most" : "less than";
-      const unit = issue.origin === "string" ? " characters long" : issue.origin === "array" ? " entries" : "";
-      const what = issue.origin === "string" || issue.origin === "array" ? "have " : "be ";
+      const one = Number(bound) === 1;
+      const unit = issue.origin === "string" ? (one ? " character long" : " characters long") : issue.origin === "array" ? (one ? " entry" : " entries") : "";
+      const what = issue.origin === "array" ? "have " : "be ";
       return `must ${what}${relation} ${String(bound)}${unit}${issue.origin === "number" || issue.origin === "int" ? `, got ${shown(got)}` : ""}`;
     }
     case "invalid_value":
@@ -90,8 +91,9 @@ function unionExpectation(issue: Extract<Issue, { code: "invalid_union" }>, got:
     const wanted = branches.map((b) => expectation(b[0] as Issue, got).replace(/^must be /, "").replace(/(, got .*| \(missing\))$/, ""));
     return `must be ${wanted.join(" or ")}${gotText(got)}`;
   }
-  // Otherwise the branch that came closest: the fewest problems.
-  const closest = [...branches].sort((a, b) => a.length - b.length)[0];
+  // Otherwise the branch that came closest: one whose type fits the value, then the fewest problems.
+  const wrongType = (b: readonly Issue[]) => (b.some((i) => i.path.length === 0 && i.code === "invalid_type") ? 1 : 0);
+  const closest = [...branches].sort((a, b) => wrongType(a) - wrongType(b) || a.length - b.length)[0];
   if (!closest || closest.length === 0) return "matches none of the allowed forms";
   return `matches none of the allowed forms; the closest: ${describeIssues(closest, got, issue.path).join("; ")}`;
 }
@@ -99,12 +101,14 @@ function unionExpectation(issue: Extract<Issue, { code: "invalid_union" }>, got:
 /**
  * One sentence per issue, `path: what was expected`, with the offending value taken from
  * `input` (the value that was validated) where it helps; `prefix` is where `input` sits
- * (for the branches of a union). The root is named `(body)`.
+ * (for the branches of a union). The root is named `root` (`(body)`); an empty `root`
+ * leaves it unnamed, for a query string or headers, which are no body.
  */
-export function describeIssues(issues: readonly Issue[], input: unknown, prefix: readonly PropertyKey[] = []): string[] {
+export function describeIssues(issues: readonly Issue[], input: unknown, prefix: readonly PropertyKey[] = [], root = "(body)"): string[] {
   return issues.map((issue) => {
     const where = [...prefix, ...(issue.code === "invalid_key" ? issue.path.slice(0, -1) : issue.path)];
-    return `${where.length > 0 ? where.map(String).join(".") : "(body)"}: ${issueText(issue, input)}`;
+    const name = where.length > 0 ? where.map(String).join(".") : root;
+    return name === "" ? issueText(issue, input) : `${name}: ${issueText(issue, input)}`;
   });
 }
 

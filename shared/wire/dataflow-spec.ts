@@ -9,13 +9,13 @@ import { checkSpec } from "./spec-checks.ts";
 
 /**
  * Names of streams, dataflows and aggregates: letters, digits, `_`, `-`, `.`, at most 64,
- * not starting with `__` (`__proto__` and friends would be dropped silently by object
- * records). One regular expression, so the OpenAPI document states exactly this rule.
+ * starting with a letter, digit or `_` (so never `.` or `..` in a path), but not with `__`
+ * (`__proto__` and friends would be dropped silently by object records). One regular expression, so the OpenAPI document states exactly this rule.
  */
 export const NameSchema = z
   .string()
   .max(64)
-  .regex(/^(?!__)[A-Za-z0-9_][A-Za-z0-9_.-]*$/, "use letters, digits, '_', '-' or '.' (at most 64, not starting with '__')");
+  .regex(/^(?!__)[A-Za-z0-9_][A-Za-z0-9_.-]*$/, "use letters, digits, '_', '-' or '.', starting with a letter, digit or '_' but not '__' (at most 64)");
 
 /**
  * How a spec names fields: `field`, a field it reads (a path into the event, or with
@@ -106,6 +106,7 @@ const specStructure = (names: FieldNames) =>
     .record(NameSchema, aggregateSpecSchema(names.field))
     .refine((aggregates) => Object.keys(aggregates).length > 0, "at least one aggregate")
     .refine((aggregates) => Object.keys(aggregates).length <= 32, "at most 32 aggregates")
+    .meta({ minProperties: 1, maxProperties: 32 })
     .optional(),
   operator: OperatorRefSchema.optional(),
   /**

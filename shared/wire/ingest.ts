@@ -5,12 +5,13 @@ import { z } from "zod";
 export const ProducerHeadersSchema = z.object({
   "flux-producer-id": z
     .string({ error: "Flux-Producer-Id header is required" })
-    .min(1)
-    .max(128)
+    .min(1, "Flux-Producer-Id must not be empty")
+    .max(128, "Flux-Producer-Id must be at most 128 characters")
     .regex(/^[A-Za-z0-9_.:-]+$/, "Flux-Producer-Id: use letters, digits, '_', '.', ':' or '-'"),
   "flux-seq": z
     .string({ error: "Flux-Seq header is required" })
     .regex(/^[1-9][0-9]{0,15}$/, "Flux-Seq must be a positive decimal integer")
+    .meta({ description: "the batch's number for this producer: a positive integer, at most 2^53 - 1 (9007199254740991)" })
     .transform(Number)
     .refine(Number.isSafeInteger, "Flux-Seq must be at most 2^53 - 1"),
 });

@@ -24,11 +24,11 @@ export const ResultsQuerySchema = z.strictObject({
   key: z.string().min(1).max(65_536).optional(),
   from: epochMs.optional(),
   to: epochMs.optional(),
+  // One pattern for the whole range, so the OpenAPI document admits exactly what is accepted.
   limit: z
     .string()
-    .regex(/^[1-9][0-9]{0,4}$/, "a positive integer")
+    .regex(/^([1-9][0-9]{0,3}|10000)$/, `an integer from 1 to ${MAX_PAGE}`)
     .transform(Number)
-    .refine((n) => n <= MAX_PAGE, `at most ${MAX_PAGE}`)
     .optional(),
   after: CursorSchema.optional(),
 });

@@ -32,6 +32,7 @@ export const StreamSchemaSchema = z.strictObject({
   fields: z
     .record(PathSchema, z.strictObject({ type: FieldTypeSchema, required: z.boolean().default(true) }))
     .refine((fields) => Object.keys(fields).length >= 1 && Object.keys(fields).length <= 200, "between 1 and 200 fields")
+    .meta({ minProperties: 1, maxProperties: 200 })
     .superRefine((fields, ctx) => {
       for (const path of Object.keys(fields)) {
         const parts = splitFieldPath(path);

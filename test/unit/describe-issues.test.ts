@@ -20,12 +20,20 @@ describe("describeIssues", () => {
     ["a key of the wrong type", { ...base, key: 3 }, ["key: must be a string or an array, got 3"]],
     ["a bad literal", { ...base, replication: 3 }, ["replication: must be 1 or 2, got 3"]],
     ["an unknown field", { ...base, colour: "red" }, ["(body): unknown field 'colour'"]],
-    ["a bad aggregate name", { ...base, aggregates: { "b c": { op: "count" } } }, [`aggregates: the name "b c" is not allowed: use letters, digits, '_', '-' or '.' (at most 64, not starting with '__')`]],
+    ["a bad aggregate name", { ...base, aggregates: { "b c": { op: "count" } } }, [`aggregates: the name "b c" is not allowed: use letters, digits, '_', '-' or '.', starting with a letter, digit or '_' but not '__' (at most 64)`]],
     ["a body that is not an object", "text", ['(body): must be an object, got "text"']],
     ["a bad operator parameter", { stream: "s", key: "k", operator: { name: "heavy-hitters", params: { windowMs: 1.5, minBytes: 1 } } }, ["operator.params.windowMs: must be an integer, got 1.5"]],
+    ["a string too long", { ...base, stream: "s".repeat(65) }, ["stream: must be at most 64 characters long"]],
+    ["too few entries", { ...base, key: [] }, ["key: must have at least 1 entry"]],
+    ["a key list too long", { ...base, key: ["a", "b", "c", "d", "e", "f", "g", "h", "i"] }, ["key: matches none of the allowed forms; the closest: key: must have at most 8 entries"]],
     ["a filter in no allowed form", { ...base, filter: { field: "a", op: "zz", value: 1 } }, ['filter: matches none of the allowed forms; the closest: filter.op: must be one of "eq", "ne", "lt", "le", "gt", "ge", got "zz"']],
   ])("describes %s", (_what, input, expected) => {
     expect(messagesFor(input)).toEqual(expected);
+  });
+
+  it("names no root for a query string (an empty root)", () => {
+    const issues = DataflowSpecSchema.safeParse({ ...base, colour: "red" }).error?.issues ?? [];
+    expect(describeIssues(issues, {}, [], "")).toEqual(["unknown field 'colour'"]);
   });
 
   it("keeps messages our schemas wrote", () => {

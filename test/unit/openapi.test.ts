@@ -78,6 +78,17 @@ describe("buildOpenApi describes exactly what the server does (issue 11, defect 
     }
   });
 
+  it("bounds the number of aggregates and of stream fields as the server does", () => {
+    const body = (path: string) => (operation(path, "put") as { requestBody?: { content: Record<string, { schema: { properties: Record<string, { minProperties?: number; maxProperties?: number }> } }> } } | undefined)?.requestBody?.content["application/json"]?.schema.properties;
+    expect(body("/v1/dataflows/{id}")?.aggregates).toMatchObject({ minProperties: 1, maxProperties: 32 });
+    expect(body("/v1/streams/{stream}")?.fields).toMatchObject({ minProperties: 1, maxProperties: 200 });
+  });
+
+  it("says the largest Flux-Seq, which its pattern alone cannot", () => {
+    const seq = (operation("/v1/streams/{stream}/events", "post")?.parameters ?? []).find((p) => p.name === "flux-seq") as { schema: { description?: string } } | undefined;
+    expect(seq?.schema.description).toContain("9007199254740991");
+  });
+
   it("bounds path parameters with the server's own patterns and lengths", () => {
     const id = (doc.paths["/v1/dataflows/{id}"]?.parameters as { schema: { pattern: string; maxLength: number } }[] | undefined)?.[0]?.schema;
     expect(id?.maxLength).toBe(64);

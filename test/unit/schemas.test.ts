@@ -156,6 +156,11 @@ describe("ProducerHeadersSchema", () => {
     expect(messages({})).toHaveLength(2);
   });
 
+  it("says a producer id is too long, not missing", () => {
+    const messages = (headers: Record<string, string>) => (parse(headers).error?.issues ?? []).map((i) => i.message);
+    expect(messages({ "flux-producer-id": "x".repeat(129), "flux-seq": "1" })).toEqual(["Flux-Producer-Id must be at most 128 characters"]);
+  });
+
   it.each(["0", "-1", "abc", "01", "1.0", "1e3", " 1", "+1", "", "0x10", "9007199254740992", "12345678901234567"])(
     "rejects seq %j",
     (seq) => {
