@@ -17,6 +17,7 @@ import { declareStream, listStreams, readStream, type PutStreamResult } from "./
 import { finishDeletion } from "./dataflow-deletion.ts";
 import { MonitorAlarm } from "./monitor-alarm.ts";
 import { MonitorRecords } from "./monitor-records.ts";
+import { countedKv } from "../platform/counted-sql.ts";
 
 /** Outcome of creating a dataflow. */
 type PutDataflowResult =
@@ -25,7 +26,9 @@ type PutDataflowResult =
 
 export class Coordinator extends DurableObject<Env> {
   readonly #config: FluxConfig = parseFluxConfig(this.env);
-  readonly #records = new MonitorRecords(this.ctx.storage.kv);
+  /** Storage with every key read and written counted (issue 12). */
+  readonly #kv = countedKv(this.ctx.storage.kv);
+  readonly #records = new MonitorRecords(this.#kv);
   readonly #monitor = new MonitorAlarm({
     env: this.env,
     storage: this.ctx.storage,
@@ -45,7 +48,7 @@ export class Coordinator extends DurableObject<Env> {
       const existing = this.#records.read(id);
       if (existing?.deleting) return { status: "deleting", record: existing };
       if (existing && !isSameSpec(existing.spec, spec)) return { status: "conflict", record: existing };
-      const declared = readStream(this.ctx.storage.kv, spec.stream);
+      const declared = readStream(this.#kv, spec.stream);
       const problems = !existing && declared ? specProblems(declared.schema, spec) : [];
       if (problems.length > 0) return { status: "invalid", problems };
       const firstEpoch = this.#records.tombstone(id) + 1;
@@ -86,21 +89,21 @@ export class Coordinator extends DurableObject<Env> {
 
   /** Declares (or replaces) a stream's schema, unless a dataflow reading it would no longer fit. */
   async putStream(name: string, schema: StreamSchema): Promise<PutStreamResult> {
-    return this.#exclusive(async () => declareStream(this.ctx.storage.kv, name, schema, await this.listDataflows()));
+    return this.#exclusive(async () => declareStream(this.#kv, name, schema, await this.listDataflows()));
   }
 
   async getStream(name: string): Promise<StreamRecord | null> {
-    return readStream(this.ctx.storage.kv, name);
+    return readStream(this.#kv, name);
   }
 
   async listStreams(): Promise<StreamRecord[]> {
-    return listStreams(this.ctx.storage.kv);
+    return listStreams(this.#kv);
   }
 
   /** What a router needs to accept a batch for `stream`: its ready dataflows and its declared schema. */
   async routeStream(stream: string): Promise<StreamRouting> {
     const dataflows = (await this.listDataflows()).filter((record) => record.ready && !record.deleting && record.spec.stream === stream);
-    return { dataflows, schema: readStream(this.ctx.storage.kv, stream)?.schema ?? null };
+    return { dataflows, schema: readStream(this.#kv, stream)?.schema ?? null };
   }
 
   async getDataflow(id: string): Promise<DataflowRecord | null> {

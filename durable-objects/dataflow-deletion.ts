@@ -5,8 +5,8 @@
  */
 import { replicasToProbe } from "../shared/monitor/plan-monitor-tick.ts";
 import type { DataflowRecord } from "../shared/wire/routing.ts";
+import { replicaStub, withDeadline } from "../platform/object-calls.ts";
 import type { MonitorRecords } from "./monitor-records.ts";
-import { withDeadline } from "./replica-client.ts";
 
 /** Tells every replica of `record` to drop its state. @returns the replicas that did not confirm. */
 async function destroyReplicas(env: Env, record: DataflowRecord, timeoutMs: number): Promise<string[]> {
@@ -14,7 +14,7 @@ async function destroyReplicas(env: Env, record: DataflowRecord, timeoutMs: numb
   const outcomes = await Promise.all(
     names.map(async (name) => {
       try {
-        await withDeadline(async () => env.PARTITION_REPLICA.getByName(name).destroy(), timeoutMs, `replica ${name} (destroy)`);
+        await withDeadline(async () => replicaStub(env, name).destroy(), timeoutMs, `replica ${name} (destroy)`);
         return null;
       } catch {
         return name;

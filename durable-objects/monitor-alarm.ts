@@ -11,7 +11,7 @@ import { suspectVerdict } from "../shared/monitor/suspect-verdict.ts";
 import type { DataflowRecord, SuspectVerdict } from "../shared/wire/routing.ts";
 import { finishDeletion } from "./dataflow-deletion.ts";
 import type { MonitorRecords } from "./monitor-records.ts";
-import { monitorPort } from "./replica-client.ts";
+import { monitorPort } from "../platform/replica-ports.ts";
 import { SuspectWaiters } from "./suspect-waiters.ts";
 
 /** What the shell needs from its Durable Object. */

@@ -10,10 +10,14 @@ import type { ResultFilter } from "../shared/operators/operator.ts";
 import { ReplicaHost } from "../shared/replica/replica-host.ts";
 import { acceptOutputs, acceptSeedChunk, beginSeed, finishSeed, readSeedChunk } from "../shared/replica/replica-seeding.ts";
 import { SLOW_FAULT_DELAY_MS, type FaultKind } from "../shared/wire/admin.ts";
-import type { AckStandby, ApplyBatch, FinishSeed, InitReplica, NumberedOutput, Replicate } from "../shared/wire/replica-rpc.ts";
+import type { FinishSeed, InitReplica, NumberedOutput, Replicate, Write } from "../shared/wire/replica-rpc.ts";
+import { forwardPort } from "../platform/replica-ports.ts";
 import { SqlReplicaStorage } from "./sql-replica-storage.ts";
 
 type ActiveFault = Exclude<FaultKind, "wipe" | "heal">;
+
+/** A primary's forward to its standby gets this share of the replica timeout. */
+const FORWARD_SHARE_OF_TIMEOUT = 0.6;
 
 export class PartitionReplica extends DurableObject<Env> {
   readonly #host: ReplicaHost;
@@ -24,7 +28,9 @@ export class PartitionReplica extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const config = parseFluxConfig(env);
-    this.#host = new ReplicaHost(new SqlReplicaStorage(ctx.storage), config);
+    // A forward gives up well before the router's own deadline, so the router hears why.
+    const forwardTimeoutMs = Math.max(1, Math.floor(config.replicaTimeoutMs * FORWARD_SHARE_OF_TIMEOUT));
+    this.#host = new ReplicaHost(new SqlReplicaStorage(ctx.storage), config, forwardPort(env, forwardTimeoutMs));
     this.#faultsEnabled = config.enableFaults;
     // An injected crash or hang outlives eviction, as a real outage would.
     this.#fault = this.#faultsEnabled ? (ctx.storage.kv.get<ActiveFault>("fault") ?? null) : null;
@@ -33,14 +39,15 @@ export class PartitionReplica extends DurableObject<Env> {
   async init(msg: InitReplica) {
     return this.#gate(() => this.#host.init(msg));
   }
-  async applyBatch(msg: ApplyBatch) {
-    return this.#gate(() => this.#host.applyBatch(msg));
+  /** Primary: logs, forwards to the standby (group commit) and answers once stable. */
+  async write(msg: Write) {
+    return this.#gate(() => this.#host.write(msg));
+  }
+  async flush(epoch: number) {
+    return this.#gate(() => this.#host.flush(epoch));
   }
   async replicate(msg: Replicate) {
     return this.#gate(() => this.#host.replicate(msg));
-  }
-  async ackStandby(msg: AckStandby) {
-    return this.#gate(() => this.#host.ackStandby(msg));
   }
   async readLog(epoch: number, fromLsn: number, toLsn: number) {
     return this.#gate(() => this.#host.readLog(epoch, fromLsn, toLsn));
@@ -98,7 +105,7 @@ export class PartitionReplica extends DurableObject<Env> {
   }
 
   /** Applies an injected fault before the call; a no-op unless one was injected. */
-  async #gate<T>(run: () => T): Promise<T> {
+  async #gate<T>(run: () => T | Promise<T>): Promise<T> {
     if (this.#fault === "crash") throw new Error(`replica ${this.ctx.id.name ?? "?"} is down (injected crash)`);
     if (this.#fault === "hang") {
       await this.#heal.promise;

@@ -1,107 +1,108 @@
 /**
- * SQLite layout of a partition replica and the only code that touches it. Every step's
- * writes go through `persist` in one synchronous transaction, so meta, log, outputs and
- * checkpoint never disagree after a crash.
+ * The only code that touches a partition replica's SQLite tables (`replica-layout.ts`).
+ * Every step's writes go through `persist` in one synchronous transaction, so meta, log,
+ * outputs and checkpoint never disagree after a crash. A step writes only the meta parts
+ * it changed and one log row for all the entries it logged (issue 12).
  */
-import { CheckpointSchema, LogEntrySchema, ReplicaMetaSchema, type LogEntry, type ReplicaMeta, type Checkpoint } from "../shared/wire/persisted.ts";
+import {
+  CheckpointSchema,
+  LogGroupSchema,
+  META_PARTS,
+  ReplicaMetaSchema,
+  type Checkpoint,
+  type LogEntry,
+  type MetaPart,
+  type ReplicaMeta,
+} from "../shared/wire/persisted.ts";
 import { WindowResultSchema, type WindowResult } from "../shared/wire/window-result.ts";
 import type { ReplicaEffects } from "../shared/replica/replica-state.ts";
 import type { ReplicaStorage } from "../shared/replica/replica-storage.ts";
 import type { NumberedOutput } from "../shared/wire/replica-rpc.ts";
 import type { ResultFilter } from "../shared/operators/operator.ts";
 import { chunkText } from "../shared/replica/chunk-text.ts";
+import { CountedSql } from "../platform/counted-sql.ts";
+import { consecutiveRuns, migrateFirstLayout, outputsQuery, partBody, SCHEMA, TABLES } from "./replica-layout.ts";
+
+const PARTS = Object.keys(META_PARTS) as MetaPart[];
 
 /** SQLite stores at most 2 MB per value: 500k UTF-16 units are at most 1.5 MB of UTF-8. */
 const CHECKPOINT_CHUNK_CHARS = 500_000;
 
-const SCHEMA = `
-  CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL);
-  CREATE TABLE IF NOT EXISTS log (lsn INTEGER PRIMARY KEY, producer TEXT NOT NULL, seq INTEGER NOT NULL, records TEXT NOT NULL);
-  CREATE TABLE IF NOT EXISTS checkpoint (chunk INTEGER PRIMARY KEY, lsn INTEGER NOT NULL, body TEXT NOT NULL);
-  CREATE TABLE IF NOT EXISTS outputs (output_seq INTEGER PRIMARY KEY, key TEXT NOT NULL, window_start INTEGER NOT NULL, body TEXT NOT NULL);
-  CREATE INDEX IF NOT EXISTS outputs_by_key ON outputs (key, window_start);
-  CREATE TABLE IF NOT EXISTS seed_chunks (snapshot_id TEXT NOT NULL, idx INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (snapshot_id, idx));
-`;
-
 /** The SQLite implementation of {@link ReplicaStorage}. */
 export class SqlReplicaStorage implements ReplicaStorage {
   readonly #storage: DurableObjectStorage;
+  readonly #sql: CountedSql;
   readonly #chunkChars: number;
+  /** Meta parts as last written (empty: unknown, write them all). */
+  readonly #written = new Map<MetaPart, string>();
 
   /** @param chunkChars largest checkpoint chunk, UTF-16 code units (smaller in tests). */
   constructor(storage: DurableObjectStorage, chunkChars = CHECKPOINT_CHUNK_CHARS) {
     this.#storage = storage;
     this.#chunkChars = chunkChars;
+    this.#sql = new CountedSql(storage.sql);
     storage.sql.exec(SCHEMA);
+    migrateFirstLayout(this.#sql, (run) => storage.transactionSync(run), (meta, log) => {
+      this.#writeMeta(meta);
+      for (const entry of log) this.#writeLog([entry]);
+    });
+    this.#written.clear();
   }
 
   /** The stored meta, or null for a replica never initialised. */
   loadMeta(): ReplicaMeta | null {
-    const row = this.#storage.sql.exec<{ body: string }>("SELECT body FROM meta WHERE id = 1").toArray()[0];
-    return row ? ReplicaMetaSchema.parse(JSON.parse(row.body)) : null;
+    const rows = this.#sql.all<{ part: string; body: string }>("SELECT part, body FROM meta_parts");
+    if (rows.length === 0) return null;
+    const merged: Record<string, unknown> = {};
+    for (const row of rows) Object.assign(merged, JSON.parse(row.body));
+    const meta = ReplicaMetaSchema.parse(merged);
+    this.#written.clear();
+    for (const row of rows) if (PARTS.includes(row.part as MetaPart)) this.#written.set(row.part as MetaPart, row.body);
+    return meta;
   }
 
   /** The newest checkpoint, reassembled from its chunks, or null. */
   loadCheckpoint(): Checkpoint | null {
-    const chunks = this.#storage.sql.exec<{ body: string }>("SELECT body FROM checkpoint ORDER BY chunk").toArray();
+    const chunks = this.#sql.all<{ body: string }>("SELECT body FROM checkpoint ORDER BY chunk");
     if (chunks.length === 0) return null;
     return CheckpointSchema.parse(JSON.parse(chunks.map((c) => c.body).join("")));
   }
 
   checkpointChunkCount(): number {
-    return this.#storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM checkpoint").one().n;
+    return this.#sql.all<{ n: number }>("SELECT COUNT(*) AS n FROM checkpoint")[0]?.n ?? 0;
   }
 
   readCheckpointChunk(index: number): string | null {
-    return this.#storage.sql.exec<{ body: string }>("SELECT body FROM checkpoint WHERE chunk = ?", index).toArray()[0]?.body ?? null;
+    return this.#sql.all<{ body: string }>("SELECT body FROM checkpoint WHERE chunk = ?", index)[0]?.body ?? null;
   }
 
   /** Log entries with `fromLsn ≤ lsn ≤ toLsn`, ascending. */
   readLog(fromLsn: number, toLsn: number): LogEntry[] {
-    return this.#storage.sql
-      .exec("SELECT lsn, producer, seq, records FROM log WHERE lsn >= ? AND lsn <= ? ORDER BY lsn", fromLsn, toLsn)
-      .toArray()
-      .map((row) => LogEntrySchema.parse(row));
+    const rows = this.#sql.all<{ first_lsn: number; body: string }>(
+      "SELECT first_lsn, body FROM log_groups WHERE last_lsn >= ? AND first_lsn <= ? ORDER BY first_lsn",
+      fromLsn,
+      toLsn,
+    );
+    return rows.flatMap((row) =>
+      LogGroupSchema.parse(JSON.parse(row.body))
+        .entries.map(([producer, seq, records], i) => ({ lsn: row.first_lsn + i, producer, seq, records }))
+        .filter((e) => e.lsn >= fromLsn && e.lsn <= toLsn),
+    );
   }
 
   /** Closed window results matching the filter, in (window start, key) order. */
   readOutputs(filter: ResultFilter, sizeMs: number): WindowResult[] {
-    const clauses: string[] = [];
-    const args: (string | number)[] = [];
-    if (filter.key !== undefined) {
-      clauses.push("key = ?");
-      args.push(filter.key);
-    }
-    if (filter.fromMs !== undefined) {
-      clauses.push("window_start > ?");
-      args.push(filter.fromMs - sizeMs);
-    }
-    if (filter.toMs !== undefined) {
-      clauses.push("window_start < ?");
-      args.push(filter.toMs);
-    }
-    if (filter.after !== undefined) {
-      clauses.push("(window_start > ? OR (window_start = ? AND key > ?))");
-      args.push(filter.after.windowStartMs, filter.after.windowStartMs, filter.after.key);
-    }
-    const where = clauses.length > 0 ? `WHERE ${clauses.join(" AND ")}` : "";
-    // -1 is SQLite's "no limit".
-    args.push(filter.limit ?? -1);
-    return this.#storage.sql
-      .exec<{ body: string }>(`SELECT body FROM outputs ${where} ORDER BY window_start, key LIMIT ?`, ...args)
-      .toArray()
-      .map((row) => WindowResultSchema.parse(JSON.parse(row.body)));
+    const { query, args } = outputsQuery(filter, sizeMs);
+    return this.#sql.all<{ body: string }>(query, ...args).map((row) => WindowResultSchema.parse(JSON.parse(row.body)));
   }
 
   readOutputPage(afterSeq: number, limit: number): NumberedOutput[] {
-    return this.#storage.sql
-      .exec<{ output_seq: number; body: string }>("SELECT output_seq, body FROM outputs WHERE output_seq > ? ORDER BY output_seq LIMIT ?", afterSeq, limit)
-      .toArray()
+    return this.#sql.all<{ output_seq: number; body: string }>("SELECT output_seq, body FROM outputs WHERE output_seq > ? ORDER BY output_seq LIMIT ?", afterSeq, limit)
       .map((row) => ({ outputSeq: row.output_seq, result: WindowResultSchema.parse(JSON.parse(row.body)) }));
   }
 
   stageSeedChunk(snapshotId: string, index: number, body: string): void {
-    this.#storage.sql.exec("INSERT OR REPLACE INTO seed_chunks (snapshot_id, idx, body) VALUES (?, ?, ?)", snapshotId, index, body);
+    this.#sql.run("INSERT OR REPLACE INTO seed_chunks (snapshot_id, idx, body) VALUES (?, ?, ?)", snapshotId, index, body);
   }
 
   stageOutputs(outputs: readonly NumberedOutput[]): void {
@@ -111,32 +112,31 @@ export class SqlReplicaStorage implements ReplicaStorage {
   }
 
   readStagedSeed(snapshotId: string, chunks: number): { body: string } | { missing: number } {
-    const rows = this.#storage.sql
-      .exec<{ idx: number; body: string }>("SELECT idx, body FROM seed_chunks WHERE snapshot_id = ? ORDER BY idx", snapshotId)
-      .toArray();
+    const rows = this.#sql.all<{ idx: number; body: string }>("SELECT idx, body FROM seed_chunks WHERE snapshot_id = ? ORDER BY idx", snapshotId);
     for (let i = 0; i < chunks; i++) if (rows[i]?.idx !== i) return { missing: i };
     return { body: rows.slice(0, chunks).map((r) => r.body).join("") };
   }
 
   countOutputs(): number {
-    return this.#storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM outputs").one().n;
+    return this.#sql.all<{ n: number }>("SELECT COUNT(*) AS n FROM outputs")[0]?.n ?? 0;
   }
 
   installSeed(meta: ReplicaMeta, checkpointBody: string): void {
     this.#storage.transactionSync(() => {
       this.persist(meta, { log: [], outputs: [], checkpoint: { lsn: meta.checkpointLsn, body: checkpointBody } });
-      this.#storage.sql.exec("DELETE FROM seed_chunks");
+      this.#sql.run("DELETE FROM seed_chunks");
     });
   }
 
   wipe(): void {
     this.#storage.transactionSync(() => {
-      for (const table of ["meta", "log", "checkpoint", "outputs", "seed_chunks"]) this.#storage.sql.exec(`DELETE FROM ${table}`);
+      for (const table of TABLES) this.#sql.run(`DELETE FROM ${table}`);
     });
+    this.#written.clear();
   }
 
   #insertOutput({ outputSeq, result }: NumberedOutput, verb: "INSERT" | "INSERT OR REPLACE"): void {
-    this.#storage.sql.exec(
+    this.#sql.all(
       `${verb} INTO outputs (output_seq, key, window_start, body) VALUES (?, ?, ?, ?)`,
       outputSeq,
       result.key,
@@ -145,21 +145,43 @@ export class SqlReplicaStorage implements ReplicaStorage {
     );
   }
 
-  /** Writes meta and a step's effects atomically. */
+  /** Writes the changed meta parts and a step's effects atomically. */
   persist(meta: ReplicaMeta, effects: ReplicaEffects): void {
-    const sql = this.#storage.sql;
-    this.#storage.transactionSync(() => {
-      sql.exec("INSERT OR REPLACE INTO meta (id, body) VALUES (1, ?)", JSON.stringify(meta));
-      for (const e of effects.log) {
-        sql.exec("INSERT OR REPLACE INTO log (lsn, producer, seq, records) VALUES (?, ?, ?, ?)", e.lsn, e.producer, e.seq, e.records);
-      }
-      for (const output of effects.outputs) this.#insertOutput(output, "INSERT");
-      if (effects.checkpoint) {
-        const { lsn, body } = effects.checkpoint;
-        sql.exec("DELETE FROM checkpoint");
-        chunkText(body, this.#chunkChars).forEach((chunk, i) => sql.exec("INSERT INTO checkpoint (chunk, lsn, body) VALUES (?, ?, ?)", i, lsn, chunk));
-      }
-      if (effects.trimLogThrough !== undefined) sql.exec("DELETE FROM log WHERE lsn <= ?", effects.trimLogThrough);
-    });
+    const sql = this.#sql;
+    try {
+      this.#storage.transactionSync(() => {
+        this.#writeMeta(meta);
+        this.#writeLog(effects.log);
+        for (const output of effects.outputs) this.#insertOutput(output, "INSERT");
+        if (effects.checkpoint) {
+          const { lsn, body } = effects.checkpoint;
+          sql.run("DELETE FROM checkpoint");
+          chunkText(body, this.#chunkChars).forEach((chunk, i) => sql.run("INSERT INTO checkpoint (chunk, lsn, body) VALUES (?, ?, ?)", i, lsn, chunk));
+        }
+        // In bulk: whole rows only, so a row holding an entry still needed stays.
+        if (effects.trimLogThrough !== undefined) sql.run("DELETE FROM log_groups WHERE last_lsn <= ?", effects.trimLogThrough);
+      });
+    } catch (err) {
+      // Rolled back: what is stored is no longer known, so the next write rewrites every part.
+      this.#written.clear();
+      throw err;
+    }
+  }
+
+  #writeMeta(meta: ReplicaMeta): void {
+    for (const part of PARTS) {
+      const body = partBody(meta, part);
+      if (this.#written.get(part) === body) continue;
+      this.#sql.run("INSERT OR REPLACE INTO meta_parts (part, body) VALUES (?, ?)", part, body);
+      this.#written.set(part, body);
+    }
+  }
+
+  #writeLog(entries: readonly LogEntry[]): void {
+    for (const run of consecutiveRuns(entries)) {
+      const first = run[0]?.lsn ?? 0;
+      const body = JSON.stringify({ v: 1, entries: run.map((e) => [e.producer, e.seq, e.records]) });
+      this.#sql.run("INSERT OR REPLACE INTO log_groups (first_lsn, last_lsn, body) VALUES (?, ?, ?)", first, first + run.length - 1, body);
+    }
   }
 }

@@ -1,14 +1,17 @@
 /**
  * Builds the Hono app: error envelope, `/v1` access control, config parsing and the
- * resource routes. One app per isolate; its routing cache and slow-call reports live in the closure.
+ * resource routes. One app per isolate; its routing cache, slow-call reports and write coalescer live in the closure.
  */
-import { Hono } from "hono";
+import { Hono, type Context, type Next } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { parseFluxConfig, type FluxConfig } from "../shared/config.ts";
 import { FluxError } from "../shared/errors.ts";
 import { buildOpenApi } from "../shared/openapi.ts";
 import { RoutingCache } from "../shared/router/routing-cache.ts";
+import { countWorkerRequest } from "../platform/counters.ts";
+import type { WriteCoalescer } from "../shared/router/write-coalescer.ts";
 import type { AppEnv } from "./app-env.ts";
+import { newCoalescer } from "./cluster.ts";
 import { authenticate } from "./auth.ts";
 import { SuspectReports } from "./suspect-reports.ts";
 import { errorResponse, onError, onNotFound } from "./http-errors.ts";
@@ -24,8 +27,12 @@ import { tokenRoutes } from "./routes/tokens.ts";
 
 /** Creates the Worker's app. */
 export function createApp(): Hono<AppEnv> {
-  let cache: { config: FluxConfig; routing: RoutingCache; suspects: SuspectReports } | undefined;
+  let cache: { config: FluxConfig; routing: RoutingCache; suspects: SuspectReports; coalescer: WriteCoalescer } | undefined;
   const app = new Hono<AppEnv>();
+  app.use("*", async (_c, next) => {
+    countWorkerRequest();
+    await next();
+  });
   app.onError(onError);
   app.notFound(onNotFound);
   app.get("/", (c) => c.json({ name: "flux-on-workers", api: "/v1", docs: "see README.md" }));
@@ -33,20 +40,23 @@ export function createApp(): Hono<AppEnv> {
   app.use("/v1/*", async (c, next) => {
     if (!cache) {
       const config = parseFluxConfig(c.env);
-      cache = { config, routing: new RoutingCache(config.routingCacheMs), suspects: new SuspectReports() };
+      cache = { config, routing: new RoutingCache(config.routingCacheMs), suspects: new SuspectReports(), coalescer: newCoalescer(config) };
     }
     c.set("config", cache.config);
     c.set("routingCache", cache.routing);
     c.set("suspects", cache.suspects);
+    c.set("coalescer", cache.coalescer);
     await next();
   });
-  // The API description is public; without FLUX_ENABLE_FAULTS the fault route does not exist, whatever the token.
+  // The API description is public; without FLUX_ENABLE_FAULTS the fault and counters routes do not exist, whatever the token.
   const openapi = buildOpenApi();
   app.get("/v1/openapi.json", (c) => c.json(openapi));
-  app.use("/v1/admin/replicas/*", async (c, next) => {
+  const onlyWithFaults = async (c: Context<AppEnv>, next: Next) => {
     if (!c.var.config.enableFaults) throw new FluxError("NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`);
     await next();
-  });
+  };
+  app.use("/v1/admin/replicas/*", onlyWithFaults);
+  app.use("/v1/admin/counters", onlyWithFaults);
   app.use("/v1/*", authenticate);
   app.use("/v1/*", (c, next) =>
     bodyLimit({

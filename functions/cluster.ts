@@ -3,12 +3,13 @@
  * retryable 503, never a 500), replicas with deadlines, and routing through the
  * per-isolate cache. While the coordinator is down, cached routing keeps ingest going.
  */
-import { replicaPort as replicaPortWithDeadline } from "../durable-objects/replica-client.ts";
+import { coordinatorStub, ingestStatsStub } from "../platform/object-calls.ts";
+import { replicaPort as replicaPortWithDeadline } from "../platform/replica-ports.ts";
 import type { FluxConfig } from "../shared/config.ts";
 import { FluxError } from "../shared/errors.ts";
-import { COORDINATOR_NAME, INGEST_STATS_NAME } from "../shared/names.ts";
 import { reportingSlowCalls } from "./slow-call-report.ts";
 import type { RoutingCache, StreamRouting } from "../shared/router/routing-cache.ts";
+import { WriteCoalescer } from "../shared/router/write-coalescer.ts";
 import type { ReplicaPort } from "../shared/router/write-partition.ts";
 import type { DataflowRecord, SuspectVerdict } from "../shared/wire/routing.ts";
 
@@ -32,10 +33,6 @@ function coordinatorDown(err: unknown): FluxError {
   );
 }
 
-function coordinatorStub(env: Env) {
-  return env.COORDINATOR.getByName(COORDINATOR_NAME);
-}
-
 /** A dataflow that can be read from: present and not being deleted; otherwise 404. */
 export async function readableDataflow(env: Env, id: string): Promise<DataflowRecord> {
   const record = await askCoordinator(env, (co) => co.getDataflow(id));
@@ -50,6 +47,17 @@ export async function readableDataflow(env: Env, id: string): Promise<DataflowRe
 export function replicaPort(env: Env, config: FluxConfig, onSuspect?: (replica: string) => Promise<SuspectVerdict>): ReplicaPort {
   const port = replicaPortWithDeadline(env, config.replicaTimeoutMs);
   return onSuspect ? reportingSlowCalls(port, config.suspectMs, onSuspect) : port;
+}
+
+/** The isolate's write coalescer: bounds, a 1 ms poll, and a give-up past two calls' worth of replica timeout. */
+export function newCoalescer(config: FluxConfig): WriteCoalescer {
+  return new WriteCoalescer({
+    maxBatches: 64,
+    maxChars: 4_000_000,
+    pollMs: 1,
+    giveUpMs: 3 * config.replicaTimeoutMs,
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  });
 }
 
 /** Tells the monitor a call to `replica` failed, so it probes now; never fails the request. */
@@ -88,5 +96,5 @@ export async function routeStream(env: Env, cache: RoutingCache, stream: string,
 
 /** Counts a refused ingest request for the dashboard; never fails or delays the request. */
 export function countRefusal(env: Env, stream: string, code: string, waitUntil: (promise: Promise<unknown>) => void): void {
-  waitUntil(env.INGEST_STATS.getByName(INGEST_STATS_NAME).countRefusal(stream, code).catch(() => undefined));
+  waitUntil(ingestStatsStub(env).countRefusal(stream, code).catch(() => undefined));
 }

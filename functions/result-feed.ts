@@ -5,7 +5,7 @@
  * a subscriber that resumes from the last cursor it received sees no gap and no repeat,
  * across fail-overs too (issue 6).
  */
-import { withDeadline } from "../durable-objects/replica-client.ts";
+import { replicaStub, withDeadline } from "../platform/object-calls.ts";
 import type { PartitionRoute } from "../shared/wire/routing.ts";
 import { formatCursor, type SubscriptionEvent } from "../shared/wire/subscription.ts";
 import { askCoordinator } from "./cluster.ts";
@@ -76,7 +76,7 @@ export async function runResultFeed(env: Env, start: FeedStart, sink: FeedSink):
 /** One page of a partition's outputs after `afterSeq` from its primary, or null if the primary could not serve it. */
 async function readNext(env: Env, route: PartitionRoute, afterSeq: number, timeoutMs: number) {
   try {
-    const stub = env.PARTITION_REPLICA.getByName(route.primary);
+    const stub = replicaStub(env, route.primary);
     const page = await withDeadline(async () => stub.readOutputPage(route.epoch, afterSeq, PAGE), timeoutMs, `replica ${route.primary}`);
     return page.status === "ok" ? page.outputs : null;
   } catch {

@@ -35,9 +35,6 @@ export function reportingSlowCalls(port: ReplicaPort, suspectMs: number, onSuspe
     });
   };
   return {
-    applyBatch: (name, msg) => watch(name, port.applyBatch(name, msg)),
-    replicate: (name, msg) => watch(name, port.replicate(name, msg)),
-    ackStandby: (name, msg) => watch(name, port.ackStandby(name, msg)),
-    readLog: (name, epoch, from, to) => watch(name, port.readLog(name, epoch, from, to)),
+    write: (name, msg) => watch(name, port.write(name, msg)),
   };
 }

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { ErrorEnvelopeSchema } from "./errors.ts";
-import { FaultRequestSchema, ReplicaNameSchema } from "./wire/admin.ts";
+import { CountersSchema, FaultRequestSchema, ReplicaNameSchema } from "./wire/admin.ts";
 import {
   DataflowListResponseSchema,
   DataflowResponseSchema,
@@ -161,6 +161,13 @@ function operationsPaths(h: Helpers) {
         parameters: [path("name", ReplicaNameSchema, "replica name, URL-encoded")],
         requestBody: { required: true, content: json(FaultRequestSchema, "input") },
         responses: { "200": ok("injected", FaultResponseSchema), ...errors(["400", "404", ...WITH_BODY], { "404": "faults disabled, or no such replica" }) },
+      },
+    },
+    "/v1/admin/counters": {
+      get: {
+        summary:
+          "This isolate's cost counters since it started: Durable Object calls by method, SQLite rows read and written, Worker requests (only when FLUX_ENABLE_FAULTS is true; admin token). Locally one workerd isolate runs the Worker and every object, so they count everything",
+        responses: { "200": ok("counters", CountersSchema), ...errors(["403", "404"], { "404": "faults disabled" }) },
       },
     },
     "/v1/admin/tokens": {

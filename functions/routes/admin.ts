@@ -2,6 +2,7 @@
  * `POST /v1/admin/replicas/{name}/fault` (issue 3): injects a fault into one replica for
  * tests and demos. Exists only when FLUX_ENABLE_FAULTS is "true" (404 otherwise, checked
  * in app.ts before any token) and needs admin access. Replica names contain "/": URL-encode them.
+ * `GET /v1/admin/counters` (issue 12): this isolate's call and row counters, same rules.
  */
 import { Hono } from "hono";
 import { zValidator } from "@hono/zod-validator";
@@ -12,6 +13,8 @@ import type { PartitionReplica } from "../../durable-objects/partition-replica.t
 import type { AppEnv } from "../app-env.ts";
 import { askCoordinator } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
+import { replicaStub } from "../../platform/object-calls.ts";
+import { readCounters } from "../../platform/counters.ts";
 import { strictJsonBody } from "../json-body.ts";
 
 const ReplicaParamSchema = z.object({ name: ReplicaNameSchema });
@@ -27,7 +30,7 @@ export const adminRoutes = new Hono<AppEnv>()
     if (!known) throw new FluxError("NOT_FOUND", `no replica '${name}' in any dataflow's routing`);
     let reply: Awaited<ReturnType<DurableObjectStub<PartitionReplica>["injectFault"]>>;
     try {
-      reply = await c.env.PARTITION_REPLICA.getByName(name).injectFault(kind);
+      reply = await replicaStub(c.env, name).injectFault(kind);
     } catch (err) {
       throw new FluxError("UNAVAILABLE", `replica ${name} did not answer, so the fault was not injected (it may already be crashed or hung); retry, or heal it`, {
         reason: err instanceof Error ? err.message : String(err),
@@ -35,4 +38,6 @@ export const adminRoutes = new Hono<AppEnv>()
     }
     if (reply.status !== "ok") throw new FluxError("NOT_FOUND", "fault injection is disabled in the replicas' configuration");
     return c.json({ replica: name, fault: reply.fault, injected: kind });
-  });
+  })
+  // Per isolate: locally one workerd isolate runs the Worker and every object, so this is everything.
+  .get("/counters", (c) => c.json(readCounters()));

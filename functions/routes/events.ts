@@ -58,7 +58,8 @@ export const eventsRoutes = new Hono<AppEnv>()
     }));
     const keep = (p: Promise<unknown>) => waitUntil(c, p);
     const port = replicaPort(c.env, config, (replica) => c.var.suspects.verdict(replica, () => reportSuspect(c.env, keep, replica)));
-    const results = await writeBatch(port, routed, { producer, seq }, () =>
+    // Concurrent sub-batches for the same primary share a call, made with the port of one of their requests.
+    const results = await writeBatch(c.var.coalescer.sendVia(port), routed, { producer, seq }, () =>
       routeStream(c.env, c.var.routingCache, stream, true).then((routing) => routing.dataflows),
     ).catch((err: unknown) => {
       if (err instanceof FluxError && err.code === "UNAVAILABLE") {

@@ -7,7 +7,7 @@ import { NameSchema } from "../../shared/wire/dataflow-spec.ts";
 import { DEFAULT_PAGE, ResultsQuerySchema } from "../../shared/wire/results-query.ts";
 import type { ResultsResponse } from "../../shared/wire/api.ts";
 import type { AppEnv } from "../app-env.ts";
-import { withDeadline } from "../../durable-objects/replica-client.ts";
+import { replicaStub, withDeadline } from "../../platform/object-calls.ts";
 import { readableDataflow } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
 
@@ -21,7 +21,7 @@ export const resultsRoutes = new Hono<AppEnv>().get(
     const record = await readableDataflow(c.env, id);
     const timeoutMs = c.var.config.replicaTimeoutMs;
     const { results, next } = await readResults(
-      (name, epoch, filter) => withDeadline(async () => c.env.PARTITION_REPLICA.getByName(name).readResults(epoch, filter), timeoutMs, `replica ${name}`),
+      (name, epoch, filter) => withDeadline(async () => replicaStub(c.env, name).readResults(epoch, filter), timeoutMs, `replica ${name}`),
       record,
       { key, fromMs: from, toMs: to, limit, after },
     );

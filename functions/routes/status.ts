@@ -6,8 +6,7 @@
  */
 import { Hono } from "hono";
 import { zValidator } from "@hono/zod-validator";
-import { withDeadline } from "../../durable-objects/replica-client.ts";
-import type { LocationHint } from "../../shared/config.ts";
+import { ingestStatsStub, replicaStub, withDeadline } from "../../platform/object-calls.ts";
 import { StatusQuerySchema, type StatusResponse } from "../../shared/wire/api.ts";
 import { summarizeStatus } from "../../shared/status-summary.ts";
 import { onInvalid } from "../http-errors.ts";
@@ -15,7 +14,6 @@ import type { ReplicaStatus } from "../../shared/wire/replica-rpc.ts";
 import type { DataflowRecord, HealthMap } from "../../shared/wire/routing.ts";
 import type { AppEnv } from "../app-env.ts";
 import { askCoordinator } from "../cluster.ts";
-import { INGEST_STATS_NAME } from "../../shared/names.ts";
 import { canReadDataflow } from "../../shared/tokens/access.ts";
 
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
@@ -27,7 +25,7 @@ export const statusRoutes = new Hono<AppEnv>().get("/", zValidator("query", Stat
   const timeoutMs = c.var.config.probeTimeoutMs * 4;
   const ask = async (name: string, hint: string | null): Promise<ReplicaStatus | { error: string }> => {
     // The hint matters when this call is the first to reach a fresh replica: it places it.
-    const stub = c.env.PARTITION_REPLICA.getByName(name, hint ? { locationHint: hint as LocationHint } : undefined);
+    const stub = replicaStub(c.env, name, hint);
     try {
       const status = await withDeadline(async () => stub.status(), timeoutMs, `replica ${name}`);
       return status ?? { error: "no state (never initialised, or storage lost)" };
@@ -42,7 +40,7 @@ export const statusRoutes = new Hono<AppEnv>().get("/", zValidator("query", Stat
   const everything = c.var.principal.kind !== "scoped" || c.var.principal.claims.scope === "admin";
   const [dataflows, refusals] = await Promise.all([
     Promise.all(records.map(async (record) => describe(record, await askCoordinator(c.env, (co) => co.health(record.id)), ask))),
-    withDeadline(async () => c.env.INGEST_STATS.getByName(INGEST_STATS_NAME).refusals(), timeoutMs, "ingest stats").then(
+    withDeadline(async () => ingestStatsStub(c.env).refusals(), timeoutMs, "ingest stats").then(
       (rows) => rows.filter((row) => everything || streams.has(row.stream)).map(({ minuteStartMs, ...row }) => ({ at: new Date(minuteStartMs).toISOString(), ...row })),
       () => null,
     ),

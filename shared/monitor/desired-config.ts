@@ -9,15 +9,16 @@ import type { DataflowRecord, PartitionRoute } from "../wire/routing.ts";
 /** The configuration each replica named by the route should hold (none while unavailable). */
 export function desiredConfigs(record: DataflowRecord, route: PartitionRoute): InitReplica[] {
   const base = { dataflowId: record.id, partition: route.partition, spec: record.spec, epoch: route.epoch, version: route.version };
-  const configs: InitReplica[] = route.retired.map((name) => ({ ...base, name, role: "retired", hasStandby: false }));
+  const configs: InitReplica[] = route.retired.map((name) => ({ ...base, name, role: "retired", hasStandby: false, standby: null }));
   if (route.status === "unavailable") return configs;
   configs.push({
     ...base,
     name: route.primary,
     role: "primary",
     hasStandby: route.standby !== null,
+    standby: route.standby,
   });
-  if (route.standby !== null) configs.push({ ...base, name: route.standby, role: "standby", hasStandby: false });
+  if (route.standby !== null) configs.push({ ...base, name: route.standby, role: "standby", hasStandby: false, standby: null });
   return configs;
 }
 
@@ -28,6 +29,7 @@ export function isConfigured(status: ReplicaStatus | null, desired: InitReplica)
   return (
     status.epoch === desired.epoch &&
     status.role === desired.role &&
-    status.hasStandby === desired.hasStandby
+    status.hasStandby === desired.hasStandby &&
+    status.standby === (desired.standby ?? null)
   );
 }

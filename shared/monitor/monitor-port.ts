@@ -5,13 +5,10 @@
  */
 import type { LogEntry } from "../wire/persisted.ts";
 import type {
-  AckStandby,
-  AckStandbyReply,
-  ApplyBatch,
-  ApplyBatchReply,
   BeginSeedReply,
   FinishSeed,
   FinishSeedReply,
+  FlushReply,
   InitReplica,
   NumberedOutput,
   Refusal,
@@ -19,6 +16,8 @@ import type {
   ReplicateReply,
   ReplicaStatus,
   SeedChunkReply,
+  Write,
+  WriteReply,
 } from "../wire/replica-rpc.ts";
 
 export interface MonitorPort {
@@ -30,11 +29,13 @@ export interface MonitorPort {
   readOutputPage(name: string, epoch: number, afterSeq: number, limit: number): Promise<{ status: "ok"; outputs: NumberedOutput[] } | Refusal>;
   acceptOutputs(name: string, outputs: NumberedOutput[]): Promise<{ status: "ok" } | Refusal>;
   finishSeed(name: string, msg: FinishSeed): Promise<FinishSeedReply>;
+  /** Recovery's catch-up: copies a survivor's log into a fresh replica before it is attached. */
   readLog(name: string, epoch: number, fromLsn: number, toLsn: number): Promise<LogEntry[] | Refusal>;
   replicate(name: string, msg: Replicate): Promise<ReplicateReply>;
-  ackStandby(name: string, msg: AckStandby): Promise<AckStandbyReply>;
+  /** Asks a primary to bring its standby up to everything it logged (`sync-standby.ts`). */
+  flush(name: string, epoch: number): Promise<FlushReply>;
   /** Only for clock ticks (`send-ticks.ts`): the monitor writes them like a router writes batches. */
-  applyBatch(name: string, msg: ApplyBatch): Promise<ApplyBatchReply>;
+  write(name: string, msg: Write): Promise<WriteReply>;
 }
 
 /** What one probe found: the replica's status (null: it has no state), or that it did not answer. */

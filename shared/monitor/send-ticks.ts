@@ -1,12 +1,12 @@
 /**
  * Clock ticks for idle partitions (see `shared/replica/clock-ticks.ts`): each monitor
  * tick writes one tick into the log of every partition of a dataflow with
- * `idleAdvanceMs`, through the same primary → standby → ack path as a client batch, so
+ * `idleAdvanceMs`, through the same `write` to the primary as a client batch, so
  * both replicas apply it at the same LSN. A partition that is failing over simply misses
  * this tick; the next one carries a later time.
  */
 import { TICK_PRODUCER, TICK_RECORDS } from "../replica/clock-ticks.ts";
-import { writePartition, type ReplicaPort } from "../router/write-partition.ts";
+import { sendAlone, writePartition, type ReplicaPort } from "../router/write-partition.ts";
 import type { DataflowRecord } from "../wire/routing.ts";
 
 /**
@@ -21,6 +21,6 @@ export async function sendClockTicks(port: ReplicaPort, record: DataflowRecord, 
   await Promise.all(
     record.routes
       .filter((route) => route.status !== "unavailable" && answered(route.primary) && (route.standby === null || answered(route.standby)))
-      .map((route) => writePartition(port, route, tick).catch(() => undefined)),
+      .map((route) => writePartition(sendAlone(port), route, tick).catch(() => undefined)),
   );
 }

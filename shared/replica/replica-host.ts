@@ -5,21 +5,11 @@
  */
 import type { ResultFilter } from "../operators/operator.ts";
 import type { Checkpoint, LogEntry } from "../wire/persisted.ts";
-import type {
-  AckStandby,
-  AckStandbyReply,
-  ApplyBatch,
-  ApplyBatchReply,
-  InitReplica,
-  NumberedOutput,
-  Refusal,
-  Replicate,
-  ReplicateReply,
-  ReplicaStatus,
-} from "../wire/replica-rpc.ts";
+import type { BatchOutcome, FlushReply, InitReplica, NumberedOutput, Refusal, Replicate, ReplicateReply, ReplicaStatus, Write, WriteReply } from "../wire/replica-rpc.ts";
 import { compareResults, type WindowResult } from "../wire/window-result.ts";
-import { emptyReplicaState, restoreReplicaState, type ReplicaState, type ReplicaTuning } from "./replica-state.ts";
-import { ackStandby, applyBatch, checkEpoch, configure, replicate, takeCheckpoint, type StepResult } from "./replica-steps.ts";
+import { emptyReplicaState, restoreReplicaState, statusOf, type ReplicaState, type ReplicaTuning } from "./replica-state.ts";
+import { Forwarder, type ForwardPort } from "./forwarder.ts";
+import { ackStandby, checkEpoch, configure, logBatches, replicate, takeCheckpoint, type BatchVerdict, type StepResult } from "./replica-steps.ts";
 import type { ReplicaStorage } from "./replica-storage.ts";
 
 /** The refusal of a replica that was never initialised. */
@@ -30,10 +20,26 @@ export class ReplicaHost {
   readonly storage: ReplicaStorage;
   readonly #tuning: ReplicaTuning;
   #state: ReplicaState | null = null;
+  readonly #forwarder: Forwarder;
 
-  constructor(storage: ReplicaStorage, tuning: ReplicaTuning) {
+  /** @param forwardPort how this replica, as primary, reaches its standby. */
+  constructor(storage: ReplicaStorage, tuning: ReplicaTuning, forwardPort: ForwardPort) {
     this.storage = storage;
     this.#tuning = tuning;
+    this.#forwarder = new Forwarder(forwardPort, {
+      view: () => {
+        const state = this.#state;
+        if (state?.meta.role !== "primary") return null;
+        const { epoch, hasStandby, standby, lsn, appliedLsn, standbyAckLsn } = state.meta;
+        return { epoch, hasStandby, standby, lsn, appliedLsn, standbyAckLsn, pending: state.pending };
+      },
+      readLog: (from, to) => this.storage.readLog(from, to),
+      acked: (epoch, standby, lsn) => {
+        const meta = this.#state?.meta;
+        if (meta?.epoch === epoch && meta.standby === standby) this.#step((state) => ackStandby(state, lsn, this.#tuning));
+        else this.#forwarder.settle();
+      },
+    });
   }
 
   /** Configures role and epoch; with `create`, makes an empty replica if there is none. */
@@ -42,7 +48,8 @@ export class ReplicaHost {
     if (state) return this.#step(() => configure(state, msg, this.#tuning));
     if (msg.create !== true || msg.role === "retired") return NOT_INITIALISED;
     const { name, dataflowId, partition, spec, role, epoch, hasStandby, version } = msg;
-    const identity = { name, dataflowId, partition, spec, role, epoch, hasStandby, holdLogAfterLsn: null, configVersion: version };
+    const standby = hasStandby ? (msg.standby ?? null) : null;
+    const identity = { name, dataflowId, partition, spec, role, epoch, hasStandby, standby, holdLogAfterLsn: null, configVersion: version };
     const meta = { v: 1 as const, ...identity, lsn: 0, appliedLsn: 0, standbyAckLsn: 0, checkpointLsn: 0, checkpointOutputSeq: 0, outputSeq: 0 };
     const fresh = emptyReplicaState(meta);
     this.#persist(fresh, { log: [], outputs: [] });
@@ -50,16 +57,39 @@ export class ReplicaHost {
     return { status: "ok" };
   }
 
-  applyBatch(msg: ApplyBatch): ApplyBatchReply {
-    return this.#step((state) => applyBatch(state, msg, this.#tuning));
+  /** Primary: logs the batches and answers once each is stable (the forwarder carries them to the standby). */
+  async write(msg: Write): Promise<WriteReply> {
+    const logged = this.#step((state) => logBatches(state, msg, this.#tuning));
+    if (logged.status !== "ok") return logged;
+    return { status: "ok", results: await Promise.all(logged.verdicts.map((v) => this.#outcome(v))) };
+  }
+
+  /** Primary: forwards whatever the standby lacks and answers once it holds every LSN logged so far. */
+  async flush(epoch: number): Promise<FlushReply> {
+    const state = this.load();
+    if (!state) return NOT_INITIALISED;
+    const refusal = checkEpoch(state, epoch, "primary");
+    if (refusal) return refusal;
+    const lsn = state.meta.lsn;
+    return this.#forwarder.waitStable(lsn).then(
+      () => ({ status: "ok", lsn }),
+      (err: Error) => ({ status: "unconfirmed", reason: err.message }),
+    );
+  }
+
+  async #outcome(verdict: BatchVerdict): Promise<BatchOutcome> {
+    if ("done" in verdict) return verdict.done;
+    const lsn = verdict.waitLsn;
+    try {
+      const { replicated, late } = await this.#forwarder.waitStable(lsn);
+      return verdict.status === "applied" ? { status: "applied", lsn, replicated, late } : { status: "duplicate", lsn, replicated };
+    } catch (err) {
+      return { status: "unconfirmed", reason: err instanceof Error ? err.message : String(err) };
+    }
   }
 
   replicate(msg: Replicate): ReplicateReply {
     return this.#step((state) => replicate(state, msg, this.#tuning));
-  }
-
-  ackStandby(msg: AckStandby): AckStandbyReply {
-    return this.#step((state) => ackStandby(state, msg, this.#tuning));
   }
 
   /** Log entries in [fromLsn, toLsn] for a standby's gap fill or a fresh replica's catch-up. */
@@ -90,24 +120,7 @@ export class ReplicaHost {
   /** Progress for probes and status pages, or null when never initialised. */
   status(): ReplicaStatus | null {
     const state = this.load();
-    if (!state) return null;
-    const m = state.meta;
-    return {
-      name: m.name,
-      dataflowId: m.dataflowId,
-      partition: m.partition,
-      role: m.role,
-      epoch: m.epoch,
-      hasStandby: m.hasStandby,
-      holdLogAfterLsn: m.holdLogAfterLsn,
-      configVersion: m.configVersion,
-      lsn: m.lsn,
-      appliedLsn: m.appliedLsn,
-      standbyAckLsn: m.standbyAckLsn,
-      checkpointLsn: m.checkpointLsn,
-      outputSeq: m.outputSeq,
-      lateRecords: state.operator.lateRecords(),
-    };
+    return state && statusOf(state);
   }
 
   /** A checkpoint of the stable state as it is now (for seeding a fresh replica). */
@@ -148,6 +161,7 @@ export class ReplicaHost {
   /** Drops memory so the next call reloads from storage (after a wipe or a failed write). */
   forget(): void {
     this.#state = null;
+    this.#forwarder.fail("the replica restarted");
   }
 
   #step<Reply>(run: (state: ReplicaState) => StepResult<Reply>): Reply | Refusal {
@@ -155,6 +169,7 @@ export class ReplicaHost {
     if (!state) return NOT_INITIALISED;
     const { reply, effects } = run(state);
     this.#persist(state, effects);
+    this.#forwarder.settle(effects.late);
     return reply;
   }
 
@@ -163,7 +178,7 @@ export class ReplicaHost {
       this.storage.persist(state.meta, effects);
     } catch (err) {
       // Memory ran ahead of storage: forget it so the next call reloads what is durable.
-      this.#state = null;
+      this.forget();
       throw err;
     }
   }

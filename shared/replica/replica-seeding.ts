@@ -75,6 +75,7 @@ export function finishSeed(host: ReplicaHost, msg: FinishSeed): FinishSeedReply 
     role: "standby" as const,
     epoch,
     hasStandby: false,
+    standby: null,
     holdLogAfterLsn: null,
     configVersion: 0,
     lsn,

@@ -7,7 +7,7 @@ import { recordSeq } from "../dedup.ts";
 import { compileDataflow } from "../operators/compile.ts";
 import type { Emit, LiveOperator } from "../operators/operator.ts";
 import type { Checkpoint, DedupState, LogEntry, ReplicaMeta } from "../wire/persisted.ts";
-import type { NumberedOutput } from "../wire/replica-rpc.ts";
+import type { NumberedOutput, ReplicaStatus } from "../wire/replica-rpc.ts";
 import type { FluxRecord, WindowResult } from "../wire/window-result.ts";
 import { tickTimeOf } from "./clock-ticks.ts";
 
@@ -26,15 +26,7 @@ export interface ReplicaState {
   charsSinceCheckpoint: number;
   /** Size of the last checkpoint taken by this process, characters (0: none yet). */
   lastCheckpointChars: number;
-  /**
-   * Records the operator dropped as late, by LSN, for the last {@link LATE_MEMORY} entries
-   * applied by this process (memory only): the ingest answer's `late` (issue 11).
-   */
-  lateByLsn: Map<number, number>;
 }
-
-/** How many applied entries' late counts a replica remembers. */
-const LATE_MEMORY = 1024;
 
 
 /** Storage writes a step asks for; the adapter performs them in one transaction with `meta`. */
@@ -45,6 +37,8 @@ export interface ReplicaEffects {
   checkpoint?: { lsn: number; body: string };
   /** Log entries with LSN ≤ this may be deleted. */
   trimLogThrough?: number;
+  /** Records the operator dropped as too late, by LSN, for entries applied in this step (none: 0). */
+  late?: Map<number, number>;
 }
 
 /** Tuning a replica needs from {@link FluxConfig}. */
@@ -58,7 +52,15 @@ export function emptyReplicaState(meta: ReplicaMeta, checkpoint?: Checkpoint): R
   const compiled = compileDataflow(meta.spec);
   const operator = compiled.bind(checkpoint?.operator);
   const dedup = checkpoint?.dedup ?? {};
-  return { meta, operator, maxWindowMs: compiled.maxWindowMs, dedup, pending: [], sinceCheckpoint: 0, charsSinceCheckpoint: 0, lastCheckpointChars: 0, lateByLsn: new Map() };
+  return { meta, operator, maxWindowMs: compiled.maxWindowMs, dedup, pending: [], sinceCheckpoint: 0, charsSinceCheckpoint: 0, lastCheckpointChars: 0 };
+}
+
+/** A replica's progress, for probes and status pages. */
+export function statusOf(state: ReplicaState): ReplicaStatus {
+  const { name, dataflowId, partition, role, epoch, hasStandby, standby, holdLogAfterLsn, configVersion } = state.meta;
+  const { lsn, appliedLsn, standbyAckLsn, checkpointLsn, outputSeq } = state.meta;
+  const progress = { lsn, appliedLsn, standbyAckLsn, checkpointLsn, outputSeq, lateRecords: state.operator.lateRecords() };
+  return { name, dataflowId, partition, role, epoch, hasStandby, standby, holdLogAfterLsn, configVersion, ...progress };
 }
 
 /**
@@ -70,14 +72,11 @@ export function logWeight(entry: LogEntry): number {
   return Math.max(entry.records.length, 16);
 }
 
-/** Applies one stable log entry (a batch or a clock tick) to the operator, noting how many of its records were late. */
+/** Applies one stable log entry (a batch or a clock tick) to the operator. */
 export function applyEntry(state: ReplicaState, entry: LogEntry, out: Emit<WindowResult>): void {
   const tickMs = tickTimeOf(entry, state.meta.spec.idleAdvanceMs);
-  const lateBefore = state.operator.lateRecords();
   if (tickMs === null) state.operator.process(parseRecords(entry), out);
   else state.operator.tick(tickMs, out);
-  state.lateByLsn.set(entry.lsn, state.operator.lateRecords() - lateBefore);
-  if (state.lateByLsn.size > LATE_MEMORY) state.lateByLsn.delete(state.lateByLsn.keys().next().value ?? entry.lsn);
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { highestSeq, judgeSeq, recordSeq } from "../dedup.ts";
 import type { Refusal } from "../wire/replica-rpc.ts";
-import type { AckStandby, AckStandbyReply, ApplyBatch, ApplyBatchReply, InitReplica, Replicate, ReplicateReply } from "../wire/replica-rpc.ts";
+import type { BatchOutcome, InitReplica, Replicate, ReplicateReply, Write } from "../wire/replica-rpc.ts";
 import type { Checkpoint, LogEntry, Role } from "../wire/persisted.ts";
 import { applyEntry, logWeight, type ReplicaEffects, type ReplicaState, type ReplicaTuning } from "./replica-state.ts";
 
@@ -37,6 +37,7 @@ export function configure(state: ReplicaState, msg: InitReplica, tuning: Replica
   meta.epoch = msg.epoch;
   meta.role = msg.role;
   meta.hasStandby = msg.role === "primary" && msg.hasStandby;
+  meta.standby = meta.hasStandby ? (msg.standby ?? null) : null;
   // A retired replica keeps its pending entries unapplied: nobody acknowledged them.
   if (meta.role === "primary" && !meta.hasStandby && state.pending.length > 0) applyStable(state, state.pending.splice(0), tuning, effects);
   if (meta.hasStandby && !hadStandby) meta.standbyAckLsn = 0;
@@ -52,29 +53,42 @@ export function checkEpoch(state: ReplicaState, epoch: number, role: Role): Refu
 }
 
 /**
- * Primary: dedups `(producer, seq)` against applied and pending entries, assigns the
- * next LSN and logs the batch. Without a standby the entry is stable at once and applied.
+ * What the primary does with one batch of a write: answer now, or once the entry at
+ * `lsn` is stable (applied, and held by the standby if there is one).
  */
-export function applyBatch(state: ReplicaState, msg: ApplyBatch, tuning: ReplicaTuning): StepResult<ApplyBatchReply> {
+export type BatchVerdict = { done: BatchOutcome } | { waitLsn: number; status: "applied" | "duplicate" };
+
+/**
+ * Primary: dedups each `(producer, seq)` against applied and pending entries (and the
+ * batches before it in the same write), assigns the next LSNs and logs the new entries.
+ * Without a standby they are stable at once and applied. A duplicate of a pending entry
+ * waits for that entry; one already applied waits until the standby holds it too.
+ */
+export function logBatches(state: ReplicaState, msg: Write, tuning: ReplicaTuning): StepResult<{ status: "ok"; verdicts: BatchVerdict[] } | Refusal> {
   const refusal = checkEpoch(state, msg.epoch, "primary");
   if (refusal) return { reply: refusal, effects: noEffects() };
-  const verdict = judgeSeq(state.dedup, msg.producer, msg.seq, tuning.dedupWindow);
-  if (verdict === "too-old") {
-    return { reply: { status: "too-old", high: highestSeq(state.dedup, msg.producer) }, effects: noEffects() };
-  }
-  const pendingDuplicate = state.pending.some((e) => e.producer === msg.producer && e.seq === msg.seq);
-  if (verdict === "duplicate" || pendingDuplicate) {
-    return { reply: { status: "duplicate", lsn: state.meta.lsn }, effects: noEffects() };
-  }
-  const entry: LogEntry = { lsn: state.meta.lsn + 1, producer: msg.producer, seq: msg.seq, records: msg.records };
-  state.meta.lsn = entry.lsn;
-  const effects: ReplicaEffects = { log: [entry], outputs: [] };
-  if (state.meta.hasStandby) {
-    state.pending.push(entry);
-    return { reply: { status: "applied", lsn: entry.lsn }, effects };
-  }
-  applyStable(state, [entry], tuning, effects);
-  return { reply: { status: "applied", lsn: entry.lsn, late: state.lateByLsn.get(entry.lsn) ?? 0 }, effects };
+  const effects = noEffects();
+  const meta = state.meta;
+  const verdicts = msg.batches.map((batch): BatchVerdict => {
+    const verdict = judgeSeq(state.dedup, batch.producer, batch.seq, tuning.dedupWindow);
+    if (verdict === "too-old") return { done: { status: "too-old", high: highestSeq(state.dedup, batch.producer) } };
+    const pending = state.pending.find((e) => e.producer === batch.producer && e.seq === batch.seq);
+    if (pending) return { waitLsn: pending.lsn, status: "duplicate" };
+    if (verdict === "duplicate") {
+      if (!meta.hasStandby || meta.standbyAckLsn >= meta.appliedLsn) return { done: { status: "duplicate", lsn: meta.appliedLsn, replicated: meta.hasStandby } };
+      return { waitLsn: meta.appliedLsn, status: "duplicate" };
+    }
+    const entry: LogEntry = { lsn: meta.lsn + 1, ...batch };
+    meta.lsn = entry.lsn;
+    effects.log.push(entry);
+    if (meta.hasStandby) {
+      state.pending.push(entry);
+      return { waitLsn: entry.lsn, status: "applied" };
+    }
+    applyStable(state, [entry], tuning, effects);
+    return { done: { status: "applied", lsn: entry.lsn, replicated: false, late: effects.late?.get(entry.lsn) ?? 0 } };
+  });
+  return { reply: { status: "ok", verdicts }, effects };
 }
 
 /**
@@ -95,30 +109,31 @@ export function replicate(state: ReplicaState, msg: Replicate, tuning: ReplicaTu
   effects.log = fresh;
   applyStable(state, fresh, tuning, effects);
   const lsn = state.meta.lsn;
-  return { reply: lsn >= msg.upToLsn ? { status: "ok", lsn, late: state.lateByLsn.get(msg.upToLsn) } : { status: "gap", lsn }, effects };
+  return { reply: lsn >= msg.upToLsn ? { status: "ok", lsn } : { status: "gap", lsn }, effects };
 }
 
 /** Primary: learns that the standby holds `lsn`, and applies the entries that became stable. */
-export function ackStandby(state: ReplicaState, msg: AckStandby, tuning: ReplicaTuning): StepResult<AckStandbyReply> {
-  const refusal = checkEpoch(state, msg.epoch, "primary");
-  if (refusal) return { reply: refusal, effects: noEffects() };
+export function ackStandby(state: ReplicaState, lsn: number, tuning: ReplicaTuning): StepResult<null> {
   const effects = noEffects();
-  const acked = Math.min(msg.lsn, state.meta.lsn);
+  const acked = Math.min(lsn, state.meta.lsn);
   if (acked > state.meta.standbyAckLsn) state.meta.standbyAckLsn = acked;
   let ready = 0;
   while (ready < state.pending.length && (state.pending[ready]?.lsn ?? Infinity) <= acked) ready++;
   if (ready > 0) applyStable(state, state.pending.splice(0, ready), tuning, effects);
-  return { reply: { status: "ok", appliedLsn: state.meta.appliedLsn }, effects };
+  return { reply: null, effects };
 }
 
 /** Applies stable entries to the operator and dedup state, numbering outputs and checkpointing on schedule. */
 function applyStable(state: ReplicaState, entries: readonly LogEntry[], tuning: ReplicaTuning, effects: ReplicaEffects): void {
   const meta = state.meta;
   for (const entry of entries) {
+    const lateBefore = state.operator.lateRecords();
     applyEntry(state, entry, (result) => {
       meta.outputSeq += 1;
       effects.outputs.push({ outputSeq: meta.outputSeq, result });
     });
+    const late = state.operator.lateRecords() - lateBefore;
+    if (late > 0) (effects.late ??= new Map()).set(entry.lsn, late);
     recordSeq(state.dedup, entry.producer, entry.seq, tuning.dedupWindow);
     meta.appliedLsn = entry.lsn;
     state.sinceCheckpoint += 1;

@@ -9,7 +9,7 @@ import type { PartitionAck } from "../wire/ingest.ts";
 import type { Refusal } from "../wire/replica-rpc.ts";
 import type { DataflowRecord } from "../wire/routing.ts";
 import type { FluxRecord } from "../wire/window-result.ts";
-import { writePartition, type PartitionOutcome, type ReplicaPort } from "./write-partition.ts";
+import { writePartition, type PartitionOutcome, type SendBatch } from "./write-partition.ts";
 
 /** One dataflow's share of the batch: its record and sub-batches by partition. */
 export interface RoutedDataflow {
@@ -25,11 +25,12 @@ export interface DataflowAck {
 
 /**
  * Runs the protocol for all sub-batches.
+ * @param send one batch to a primary (alone, or coalesced with concurrent ones).
  * @param refresh fetches fresh routing for the stream after a stale-epoch answer.
  * @throws FluxError `SEQ_TOO_OLD` (409) or `UNAVAILABLE` (503, retryable) naming the partitions.
  */
 export async function writeBatch(
-  port: ReplicaPort,
+  send: SendBatch,
   routed: readonly RoutedDataflow[],
   batch: { producer: string; seq: number },
   refresh: () => Promise<DataflowRecord[]>,
@@ -42,7 +43,7 @@ export async function writeBatch(
       const route = rec.routes[partition];
       if (!route) return { status: "incomplete", partition, replica: "", reason: "partition missing from routing" };
       try {
-        return await writePartition(port, route, { ...batch, records });
+        return await writePartition(send, route, { ...batch, records });
       } catch (err) {
         return { status: "incomplete", partition, replica: route.primary, reason: err instanceof Error ? err.message : String(err) };
       }

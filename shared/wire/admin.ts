@@ -15,3 +15,17 @@ export const ReplicaNameSchema = z
 
 /** How long each call to a `slow` replica is delayed, ms. */
 export const SLOW_FAULT_DELAY_MS = 2000;
+
+/**
+ * `GET /v1/admin/counters`: what one isolate counted since it started (issue 12). Calls are
+ * Durable Object RPC calls made from this isolate, by method; rows are SQLite rows (a
+ * key-value key counts as one row); Worker requests are requests the app served.
+ */
+export const CountersSchema = z.object({
+  calls: z.record(z.string(), z.number().int()),
+  callsTotal: z.number().int(),
+  rowsRead: z.number().int(),
+  rowsWritten: z.number().int(),
+  workerRequests: z.number().int(),
+});
+export type Counters = z.infer<typeof CountersSchema>;

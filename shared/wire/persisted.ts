@@ -21,6 +21,8 @@ export const ReplicaMetaSchema = z.object({
   epoch: z.number().int().min(1),
   /** Whether a standby must acknowledge an entry before it counts as stable. */
   hasStandby: z.boolean(),
+  /** The standby a primary forwards to (null: none; older records lack it until configured again). */
+  standby: z.string().nullable().default(null),
   /** Highest LSN logged here. */
   lsn: z.number().int().min(0),
   /** Highest LSN applied to the operator: the stable prefix. */
@@ -72,3 +74,26 @@ export const CheckpointSchema = z.object({
   dedup: DedupStateSchema,
 });
 export type Checkpoint = z.infer<typeof CheckpointSchema>;
+
+/**
+ * How the SQLite adapter stores {@link ReplicaMeta} (issue 12): in parts written at their
+ * own rates, so a step rewrites only the small progress row. `identity` is written when
+ * the replica is created, `config` when a configuration changes it, `progress` by steps.
+ * Each part's row is `{ v: 1, ...fields }`; loading merges them and parses the meta.
+ */
+export const META_PARTS = {
+  identity: ["name", "dataflowId", "partition", "spec"],
+  config: ["role", "epoch", "hasStandby", "standby", "holdLogAfterLsn", "configVersion"],
+  progress: ["lsn", "appliedLsn", "standbyAckLsn", "checkpointLsn", "checkpointOutputSeq", "outputSeq"],
+} as const satisfies Record<string, readonly (keyof ReplicaMeta)[]>;
+export type MetaPart = keyof typeof META_PARTS;
+
+/**
+ * One stored log row: the entries one step logged (a write's batches, or what one forward
+ * brought the standby), LSNs consecutive from the row's first LSN. Each entry keeps its
+ * origin (`producer`, `seq`), so later sources (an upstream partition's outbox) fit.
+ */
+export const LogGroupSchema = z.object({
+  v: z.literal(1),
+  entries: z.array(z.tuple([z.string(), z.number().int().min(1), z.string()])),
+});

@@ -25,20 +25,34 @@ const InitReplicaSchema = ReplicaIdentitySchema.extend({
   role: RoleSchema,
   epoch: z.number().int().min(1),
   hasStandby: z.boolean(),
+  /** The primary's standby, to which it forwards every entry itself (null: none, or not a primary). */
+  standby: z.string().nullable().optional(),
   /** The route's version: within an epoch, a configuration older than one applied is ignored (late deliveries). */
   version: z.number().int().min(0),
   create: z.boolean().optional(),
 });
 export type InitReplica = z.infer<typeof InitReplicaSchema>;
 
-/** A partition's sub-batch sent to the primary, which assigns it an LSN. */
-const ApplyBatchSchema = z.object({
-  epoch: z.number().int().min(1),
+/**
+ * One batch for a partition: its idempotency key (the origin of the entry: a client
+ * producer, the monitor's clock, later an upstream partition's outbox) and its records.
+ */
+const WriteBatchSchema = z.object({
   producer: z.string(),
   seq: z.number().int().min(1),
   records: z.string(),
 });
-export type ApplyBatch = z.infer<typeof ApplyBatchSchema>;
+export type WriteBatch = z.infer<typeof WriteBatchSchema>;
+
+/**
+ * Sent to the primary: batches (from one router, coalesced) it dedups, logs and forwards
+ * to its standby itself, answering once each is stable (DESIGN.md §4, issue 12).
+ */
+const WriteSchema = z.object({
+  epoch: z.number().int().min(1),
+  batches: z.array(WriteBatchSchema),
+});
+export type Write = z.infer<typeof WriteSchema>;
 
 /** Log entries sent to the standby, which must end up holding every LSN up to `upToLsn`. */
 const ReplicateSchema = z.object({
@@ -47,13 +61,6 @@ const ReplicateSchema = z.object({
   upToLsn: z.number().int().min(0),
 });
 export type Replicate = z.infer<typeof ReplicateSchema>;
-
-/** Tells the primary that its standby holds every LSN up to `lsn`. */
-const AckStandbySchema = z.object({
-  epoch: z.number().int().min(1),
-  lsn: z.number().int().min(0),
-});
-export type AckStandby = z.infer<typeof AckStandbySchema>;
 
 /** Refusals every replica call may answer with instead of doing the work. */
 const RefusalSchema = z.discriminatedUnion("status", [
@@ -66,33 +73,41 @@ const RefusalSchema = z.discriminatedUnion("status", [
 ]);
 export type Refusal = z.infer<typeof RefusalSchema>;
 
-/** The primary's answer to {@link ApplyBatch}. */
-const ApplyBatchReplySchema = z.union([
-  /** `late`: records of the batch the operator dropped as late, when it was applied at once (no standby). */
-  z.object({ status: z.literal("applied"), lsn: z.number().int(), late: z.number().int().optional() }),
-  /** Already logged here; `lsn` is the primary's current LSN, which covers it. */
-  z.object({ status: z.literal("duplicate"), lsn: z.number().int() }),
+/**
+ * What became of one batch of a {@link Write}. `replicated`: its standby holds it (false
+ * while the partition has no standby). `late`: records the operator dropped as too late
+ * when the entry was applied. `unconfirmed`: logged (or not) but not known to be stable;
+ * resend it with the same seq.
+ */
+const BatchOutcomeSchema = z.union([
+  z.object({ status: z.literal("applied"), lsn: z.number().int(), replicated: z.boolean(), late: z.number().int() }),
+  /** Already logged here; `lsn` covers it. */
+  z.object({ status: z.literal("duplicate"), lsn: z.number().int(), replicated: z.boolean() }),
   /** Below the dedup window: cannot tell whether it was applied. */
   z.object({ status: z.literal("too-old"), high: z.number().int() }),
+  z.object({ status: z.literal("unconfirmed"), reason: z.string() }),
+]);
+export type BatchOutcome = z.infer<typeof BatchOutcomeSchema>;
+
+/** The primary's answer to {@link Write}: one outcome per batch, in order. */
+const WriteReplySchema = z.union([z.object({ status: z.literal("ok"), results: z.array(BatchOutcomeSchema) }), RefusalSchema]);
+export type WriteReply = z.infer<typeof WriteReplySchema>;
+
+/** The primary's answer to a flush: its standby holds every LSN up to `lsn`, or why not. */
+const FlushReplySchema = z.union([
+  z.object({ status: z.literal("ok"), lsn: z.number().int() }),
+  z.object({ status: z.literal("unconfirmed"), reason: z.string() }),
   RefusalSchema,
 ]);
-export type ApplyBatchReply = z.infer<typeof ApplyBatchReplySchema>;
+export type FlushReply = z.infer<typeof FlushReplySchema>;
 
 /** The standby's answer to {@link Replicate}: `ok` when it holds `upToLsn`, else `gap` with what it holds. */
 const ReplicateReplySchema = z.union([
-  /** `late`: records of entry `upToLsn` the operator dropped as late, when this replica remembers it. */
-  z.object({ status: z.literal("ok"), lsn: z.number().int(), late: z.number().int().optional() }),
+  z.object({ status: z.literal("ok"), lsn: z.number().int() }),
   z.object({ status: z.literal("gap"), lsn: z.number().int() }),
   RefusalSchema,
 ]);
 export type ReplicateReply = z.infer<typeof ReplicateReplySchema>;
-
-/** The primary's answer to {@link AckStandby}: its stable LSN afterwards. */
-const AckStandbyReplySchema = z.union([
-  z.object({ status: z.literal("ok"), appliedLsn: z.number().int() }),
-  RefusalSchema,
-]);
-export type AckStandbyReply = z.infer<typeof AckStandbyReplySchema>;
 
 /** A replica's progress, for probes and status pages. */
 export const ReplicaStatusSchema = z.object({
@@ -102,6 +117,7 @@ export const ReplicaStatusSchema = z.object({
   role: RoleSchema.nullable(),
   epoch: z.number().int(),
   hasStandby: z.boolean(),
+  standby: z.string().nullable(),
   holdLogAfterLsn: z.number().int().nullable(),
   configVersion: z.number().int(),
   lsn: z.number().int(),

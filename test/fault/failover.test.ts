@@ -43,8 +43,8 @@ describe.each(["crash", "hang", "slow", "wipe"])("a %s", (kind) => {
       await tick();
       const zombie = env.PARTITION_REPLICA.getByName(victim);
       expect(await zombie.status()).toMatchObject({ role: "retired" });
-      const write = await zombie.applyBatch({ epoch: route?.epoch ?? 0, producer: "z", seq: 1, records: "[]" });
-      expect(write.status).not.toBe("applied");
+      const write = await zombie.write({ epoch: route?.epoch ?? 0, batches: [{ producer: "z", seq: 1, records: "[]" }] });
+      expect(write.status === "ok" && write.results[0]?.status === "applied").toBe(false);
     }
   });
 });

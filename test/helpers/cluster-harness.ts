@@ -10,6 +10,7 @@ import { runMonitorTick, type MonitorStore } from "../../shared/monitor/run-moni
 import { windowAggregate } from "../../shared/operators/window-aggregate.ts";
 import { readResults } from "../../shared/router/read-results.ts";
 import { writeBatch } from "../../shared/router/write-batch.ts";
+import { sendAlone } from "../../shared/router/write-partition.ts";
 import type { DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
 import type { DataflowRecord, HealthMap } from "../../shared/wire/routing.ts";
 import type { FluxRecord } from "../../shared/wire/window-result.ts";
@@ -50,7 +51,7 @@ export class ClusterHarness {
   /** Posts once from a possibly stale copy of the routing; throws what the router would answer. */
   async postOnce(batch: Batch): Promise<void> {
     const subBatches = routeEvents(this.spec, batch.events, 0, 256);
-    await writeBatch(this.cluster, [{ record: structuredClone(this.record), subBatches }], batch, async () => [this.record]);
+    await writeBatch(sendAlone(this.cluster), [{ record: structuredClone(this.record), subBatches }], batch, async () => [this.record]);
     this.acknowledged.push(batch);
   }
 

@@ -40,7 +40,7 @@ export class MemoryCluster implements ReplicaPort, MonitorPort {
     if (!host) {
       let storage = this.storages.get(name);
       if (!storage) this.storages.set(name, (storage = new MemoryReplicaStorage()));
-      host = new ReplicaHost(storage, this.tuning);
+      host = new ReplicaHost(storage, this.tuning, { replicate: (standby, msg) => this.replicate(standby, msg) });
       this.hosts.set(name, host);
     }
     return host;
@@ -48,6 +48,7 @@ export class MemoryCluster implements ReplicaPort, MonitorPort {
 
   /** Drops a replica's memory; its storage survives, as after an eviction. */
   restart(name: string): void {
+    this.hosts.get(name)?.forget();
     this.hosts.delete(name);
   }
 
@@ -63,17 +64,17 @@ export class MemoryCluster implements ReplicaPort, MonitorPort {
     }
   }
 
-  async #call<T>(name: string, method: string, run: (host: ReplicaHost) => T): Promise<T> {
+  async #call<T>(name: string, method: string, run: (host: ReplicaHost) => T | Promise<T>): Promise<T> {
     await this.beforeCall(name, method);
     const fault = this.faults.get(name);
     if (fault) throw new Error(`replica ${name} (${method}): ${fault === "crash" ? "down" : "did not answer in time"}`);
     return run(this.host(name));
   }
 
-  applyBatch: ReplicaPort["applyBatch"] = (name, msg) => this.#call(name, "applyBatch", (h) => h.applyBatch(msg));
-  replicate: ReplicaPort["replicate"] = (name, msg) => this.#call(name, "replicate", (h) => h.replicate(msg));
-  ackStandby: ReplicaPort["ackStandby"] = (name, msg) => this.#call(name, "ackStandby", (h) => h.ackStandby(msg));
-  readLog: ReplicaPort["readLog"] = (name, epoch, from, to) => this.#call(name, "readLog", (h) => h.readLog(epoch, from, to));
+  write: ReplicaPort["write"] = (name, msg) => this.#call(name, "write", (h) => h.write(msg));
+  replicate: MonitorPort["replicate"] = (name, msg) => this.#call(name, "replicate", (h) => h.replicate(msg));
+  readLog: MonitorPort["readLog"] = (name, epoch, from, to) => this.#call(name, "readLog", (h) => h.readLog(epoch, from, to));
+  flush: MonitorPort["flush"] = (name, epoch) => this.#call(name, "flush", (h) => h.flush(epoch));
 
   probe: MonitorPort["probe"] = (name) => this.#call(name, "probe", (h) => h.status());
   configure: MonitorPort["configure"] = (name, msg) => this.#call(name, "configure", (h) => h.init(msg));

@@ -13,4 +13,9 @@ describe("the fault endpoint without configuration", () => {
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe("NOT_FOUND");
     }
   });
+
+  it("has no counters endpoint either (404)", async () => {
+    const res = await call("GET", "/v1/admin/counters", undefined, { authorization: "Bearer test-admin-token" });
+    expect(res.status).toBe(404);
+  });
 });

@@ -18,6 +18,7 @@ const meta: ReplicaMeta = {
   spec: spec(),
   role: "primary",
   epoch: 1,
+  standby: null,
   hasStandby: false,
   lsn: 0,
   appliedLsn: 0,

@@ -14,16 +14,17 @@ describe("epoch fencing", () => {
     const init = { name, dataflowId, partition: 0, spec, role: "primary" as const, hasStandby: false, version: 1, create: true };
     expect(await stub.init({ ...init, epoch: 1 })).toEqual({ status: "ok" });
     const records = JSON.stringify([["a", 1, 1]]);
-    expect(await stub.applyBatch({ epoch: 1, producer: "p", seq: 1, records })).toEqual({ status: "applied", lsn: 1, late: 0 });
+    const write = (epoch: number, seq: number) => stub.write({ epoch, batches: [{ producer: "p", seq, records }] });
+    expect(await write(1, 1)).toEqual({ status: "ok", results: [{ status: "applied", lsn: 1, replicated: false, late: 0 }] });
 
     expect(await stub.init({ ...init, epoch: 2 })).toEqual({ status: "ok" });
-    expect(await stub.applyBatch({ epoch: 1, producer: "p", seq: 2, records })).toEqual({ status: "stale", epoch: 2 });
-    expect(await stub.ackStandby({ epoch: 1, lsn: 1 })).toEqual({ status: "stale", epoch: 2 });
+    expect(await write(1, 2)).toEqual({ status: "stale", epoch: 2 });
+    expect(await stub.flush(1)).toEqual({ status: "stale", epoch: 2 });
     expect(await stub.readLog(1, 1, 1)).toEqual({ status: "stale", epoch: 2 });
     expect(await stub.readResults(1, {})).toEqual({ status: "stale", epoch: 2 });
     expect(await stub.init({ ...init, epoch: 1 })).toEqual({ status: "stale", epoch: 2 });
     expect(await stub.status()).toMatchObject({ epoch: 2, lsn: 1 });
-    expect(await stub.applyBatch({ epoch: 2, producer: "p", seq: 2, records })).toEqual({ status: "applied", lsn: 2, late: 0 });
+    expect(await write(2, 2)).toEqual({ status: "ok", results: [{ status: "applied", lsn: 2, replicated: false, late: 0 }] });
   });
 
   it("a standby refuses primary-only calls", async () => {
@@ -32,6 +33,7 @@ describe("epoch fencing", () => {
     const stub = env.PARTITION_REPLICA.getByName(name);
     const spec = DataflowSpecSchema.parse(clicksSpec("s"));
     await stub.init({ name, dataflowId, partition: 0, spec, role: "standby", epoch: 1, hasStandby: false, version: 1, create: true });
-    expect(await stub.applyBatch({ epoch: 1, producer: "p", seq: 1, records: "[]" })).toEqual({ status: "wrong-role", role: "standby" });
+    expect(await stub.write({ epoch: 1, batches: [{ producer: "p", seq: 1, records: "[]" }] })).toEqual({ status: "wrong-role", role: "standby" });
+    expect(await stub.flush(1)).toEqual({ status: "wrong-role", role: "standby" });
   });
 });

@@ -6,7 +6,7 @@ import { routeEvents } from "../../shared/ingest/route-events.ts";
 import type { MonitorPort } from "../../shared/monitor/monitor-port.ts";
 import { runMonitorTick } from "../../shared/monitor/run-monitor-tick.ts";
 import { writeBatch } from "../../shared/router/write-batch.ts";
-import type { ReplicaPort } from "../../shared/router/write-partition.ts";
+import type { SendBatch } from "../../shared/router/write-partition.ts";
 import { HealthMapSchema, type DataflowRecord, type HealthMap } from "../../shared/wire/routing.ts";
 import { HEARTBEAT_MS, ROUTER_DEADLINE_MS, SETTLE_LIMIT_MS, type Batch, type SimWorld } from "./sim-world.ts";
 
@@ -59,7 +59,8 @@ function unfence(record: DataflowRecord, lastSaved: ReadonlyMap<number, { epoch:
 
 /** One post through a random router, which may hold stale routing and may die after the primary answered. */
 async function send(w: SimWorld, batch: Batch): Promise<void> {
-  const router = w.routers[w.rng.int(w.routers.length)] ?? { cache: w.initial, fetchedAt: 0 };
+  const router = w.routers[w.rng.int(w.routers.length)];
+  if (!router) throw new Error("a simulated world has routers");
   if (w.clock.now - router.fetchedAt > w.routingTtlMs) {
     try {
       router.cache = w.load();
@@ -68,18 +69,15 @@ async function send(w: SimWorld, batch: Batch): Promise<void> {
       // coordinator down: keep the cached routing (DESIGN.md §5)
     }
   }
-  const base = w.replicas.port(ROUTER_DEADLINE_MS);
   const dies = w.rng.chance(0.08);
-  const port: ReplicaPort = {
-    ...base,
-    applyBatch: async (name, msg) => {
-      const reply = await base.applyBatch(name, msg);
-      if (dies) throw new Error("router died after the primary answered");
-      return reply;
-    },
+  const send = router.coalescer.sendVia(w.replicas.port(ROUTER_DEADLINE_MS));
+  const sendThenMaybeDie: SendBatch = async (primary, epoch, b) => {
+    const reply = await send(primary, epoch, b);
+    if (dies) throw new Error("router died after the primary answered");
+    return reply;
   };
   try {
-    const acks = await writeBatch(port, [{ record: router.cache, subBatches: routeEvents(w.spec, batch.events, 0, 256) }], batch, async () => [w.load()]);
+    const acks = await writeBatch(sendThenMaybeDie, [{ record: router.cache, subBatches: routeEvents(w.spec, batch.events, 0, 256) }], batch, async () => [w.load()]);
     checkReplicatedAck(w, acks[0]?.partitions ?? [], batch);
   } catch (err) {
     router.fetchedAt = -Infinity;

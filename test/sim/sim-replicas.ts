@@ -1,14 +1,17 @@
 /**
  * Simulated replicas and network: the real `ReplicaHost` and seeding code over
  * memory storage, reached through calls with random latency, deadlines, duplicated
- * deliveries and injected faults. Implements the router's and the monitor's ports.
+ * deliveries and injected faults. Implements the router's and the monitor's ports, and
+ * the primaries' forwards to their standbys go through the same network.
  */
 import { judgeSeq, recordSeq } from "../../shared/dedup.ts";
 import type { MonitorPort } from "../../shared/monitor/monitor-port.ts";
 import { ReplicaHost } from "../../shared/replica/replica-host.ts";
 import { acceptOutputs, acceptSeedChunk, beginSeed, finishSeed, readSeedChunk } from "../../shared/replica/replica-seeding.ts";
+import type { ForwardPort } from "../../shared/replica/forwarder.ts";
 import type { ReplicaTuning } from "../../shared/replica/replica-state.ts";
 import type { ReplicaPort } from "../../shared/router/write-partition.ts";
+import type { BatchOutcome, Replicate, Write, WriteReply } from "../../shared/wire/replica-rpc.ts";
 import { MemoryReplicaStorage } from "../helpers/memory-replica-storage.ts";
 import type { SimClock } from "./sim-clock.ts";
 import type { Variant } from "./variants.ts";
@@ -28,6 +31,8 @@ export interface SimNetConfig {
   maxLatencyMs: number;
   slowMs: number;
   duplicateChance: number;
+  /** A primary's forward to its standby gives up after this, ms. */
+  forwardDeadlineMs: number;
   tuning: ReplicaTuning;
   variant: Variant | null;
 }
@@ -61,7 +66,7 @@ export class SimReplicas {
 
   host(name: string): ReplicaHost {
     const r = this.replica(name);
-    return (r.host ??= new ReplicaHost(r.storage, this.#config.tuning));
+    return (r.host ??= new ReplicaHost(r.storage, this.#config.tuning, this.#forwardPort()));
   }
 
   inject(name: string, kind: SimFault | "wipe" | "heal"): void {
@@ -73,12 +78,15 @@ export class SimReplicas {
     } else if (kind === "wipe") {
       this.wiped.add(name);
       r.storage.wipe();
+      // Memory goes with it: an in-flight forward's reply must not write the old state back.
+      r.host?.forget();
       r.host = null;
     } else {
       r.fault = kind;
       if (kind === "crash") {
+        r.host?.forget();
         r.host = null;
-        }
+      }
     }
   }
 
@@ -91,12 +99,12 @@ export class SimReplicas {
 
   /** A port whose calls fail after `deadlineMs` (the caller's deadline) like a real stub with a timeout. */
   port(deadlineMs: number, probeDeadlineMs = deadlineMs): ReplicaPort & MonitorPort {
-    const call = <T>(name: string, method: string, run: (host: ReplicaHost, r: SimReplica) => T, ms = deadlineMs) =>
+    const call = <T>(name: string, method: string, run: (host: ReplicaHost, r: SimReplica) => T | Promise<T>, ms = deadlineMs) =>
       this.#call(name, method, run, ms);
     return {
-      applyBatch: (name, msg) => call(name, "applyBatch", (h) => this.#unfenced(h, "primary", () => this.#applyBatch(name, h, this.#epochFor(h, msg), msg.epoch))),
-      replicate: (name, msg) => call(name, "replicate", (h) => this.#unfenced(h, "standby", () => h.replicate(this.#rewriteReplicate(h, this.#epochFor(h, msg))))),
-      ackStandby: (name, msg) => call(name, "ackStandby", (h) => this.#unfenced(h, "primary", () => h.ackStandby(this.#epochFor(h, msg)))),
+      write: (name, msg) => call(name, "write", (h) => this.#unfenced(h, "primary", () => this.#write(name, h, this.#epochFor(h, msg), msg.epoch))),
+      flush: (name, epoch) => call(name, "flush", (h) => this.#unfenced(h, "primary", () => h.flush(this.#epochFor(h, { epoch }).epoch))),
+      replicate: (name, msg) => call(name, "replicate", (h) => this.#replicate(h, msg)),
       readLog: (name, epoch, from, to) => call(name, "readLog", (h) => this.#unfenced(h, "primary", () => h.readLog(this.#epochFor(h, { epoch }).epoch, from, to))),
       probe: (name) => call(name, "probe", (h) => h.status(), probeDeadlineMs),
       configure: (name, msg) => call(name, "configure", (h) => h.init(msg)),
@@ -109,7 +117,24 @@ export class SimReplicas {
     };
   }
 
-  async #call<T>(name: string, method: string, run: (host: ReplicaHost, r: SimReplica) => T, deadlineMs: number): Promise<T> {
+  /** A primary's forwards: through the simulated network, with their own deadline. */
+  #forwardPort(): ForwardPort {
+    return {
+      replicate: async (standby, msg) => {
+        if (this.#config.variant !== "early-group-ack" || msg.entries.length < 2) return this.#call(standby, "replicate", (h) => this.#replicate(h, msg), this.#config.forwardDeadlineMs);
+        // The broken variant: only the first half of the group reaches the standby, yet the whole group counts as held.
+        const half = { ...msg, entries: msg.entries.slice(0, Math.ceil(msg.entries.length / 2)), upToLsn: 0 };
+        const reply = await this.#call(standby, "replicate", (h) => this.#replicate(h, half), this.#config.forwardDeadlineMs);
+        return reply.status === "ok" || reply.status === "gap" ? { status: "ok", lsn: msg.upToLsn } : reply;
+      },
+    };
+  }
+
+  #replicate(host: ReplicaHost, msg: Replicate) {
+    return this.#unfenced(host, "standby", () => host.replicate(this.#rewriteReplicate(host, this.#epochFor(host, msg))));
+  }
+
+  async #call<T>(name: string, method: string, run: (host: ReplicaHost, r: SimReplica) => T | Promise<T>, deadlineMs: number): Promise<T> {
     const deadline = this.#clock.timer(deadlineMs);
     const work = (async () => {
       await this.#clock.sleep(1 + this.#rng.int(this.#config.maxLatencyMs));
@@ -120,14 +145,14 @@ export class SimReplicas {
         throw new Error(`${name} hung`);
       }
       if (r.fault === "slow") await this.#clock.sleep(this.#config.slowMs);
-      const reply = run(this.host(name), r);
+      const reply = await run(this.host(name), r);
       if (this.#rng.chance(this.#config.duplicateChance)) {
         // The same message delivered again a little later; its reply is lost.
         void this.#clock.sleep(1 + this.#rng.int(4 * this.#config.maxLatencyMs)).then(() => {
           const again = this.replica(name);
           if (again.fault === null) {
             try {
-              run(this.host(name), again);
+              void Promise.resolve(run(this.host(name), again)).catch(() => undefined);
             } catch {
               // a duplicate that fails changes nothing the caller sees
             }
@@ -145,36 +170,45 @@ export class SimReplicas {
     }
   }
 
-  #applyBatch(name: string, host: ReplicaHost, delivered: Parameters<ReplicaHost["applyBatch"]>[0], sentEpoch: number) {
-    const msg = delivered;
-    const reply =
-      this.#config.variant === "unstable-outputs"
-        ? this.#applyUnstable(host, msg)
-        : this.#config.variant === "no-dedup"
-          ? this.#applyWithoutDedup(host, msg)
-          : host.applyBatch(msg);
-    if (reply.status === "applied") {
-      const partition = host.status()?.partition ?? -1;
-      const key = `${partition}@${sentEpoch}`;
-      const set = this.writers.get(key) ?? new Set<string>();
-      set.add(name);
-      this.writers.set(key, set);
-    }
-    return reply;
+  #write(name: string, host: ReplicaHost, msg: Write, sentEpoch: number): Promise<WriteReply> {
+    const variant = this.#config.variant;
+    const early = variant === "early-duplicate-answer" ? this.#earlyDuplicates(host, msg) : null;
+    // The write's logging step runs synchronously inside `host.write`, so a variant that
+    // swaps state around that call changes only how this write is judged.
+    const written = variant === "unstable-outputs" ? this.#writeUnstable(host, msg) : variant === "no-dedup" ? this.#writeWithoutDedup(host, msg) : host.write(msg);
+    return written.then((reply) => {
+      if (reply.status === "ok" && reply.results.some((r) => r.status === "applied")) {
+        const key = `${host.status()?.partition ?? -1}@${sentEpoch}`;
+        const set = this.writers.get(key) ?? new Set<string>();
+        set.add(name);
+        this.writers.set(key, set);
+      }
+      if (!early || reply.status !== "ok") return reply;
+      return { ...reply, results: reply.results.map((r, i) => early[i] ?? r) };
+    });
+  }
+
+  /** The early-duplicate-answer variant: a resent batch whose entry is still pending is answered at once. */
+  #earlyDuplicates(host: ReplicaHost, msg: Write): (BatchOutcome | null)[] {
+    const state = host.load();
+    return msg.batches.map((b) => {
+      const entry = state?.pending.find((e) => e.producer === b.producer && e.seq === b.seq);
+      return entry ? { status: "duplicate" as const, lsn: entry.lsn, replicated: true } : null;
+    });
   }
 
   /** The no-dedup variant: the primary judges every batch against empty dedup state. */
-  #applyWithoutDedup(host: ReplicaHost, msg: Parameters<ReplicaHost["applyBatch"]>[0]) {
+  #writeWithoutDedup(host: ReplicaHost, msg: Write): Promise<WriteReply> {
     const state = host.load();
-    if (!state) return host.applyBatch(msg);
+    if (!state) return host.write(msg);
     const { dedup, pending } = state;
     state.dedup = {};
     state.pending = [];
     try {
-      return host.applyBatch(msg);
+      return host.write(msg);
     } finally {
       for (const entry of state.pending) pending.push(entry);
-      if (Object.keys(state.dedup).length > 0) recordSeq(dedup, msg.producer, msg.seq, this.#config.tuning.dedupWindow);
+      for (const b of msg.batches) if (Object.keys(state.dedup).length > 0) recordSeq(dedup, b.producer, b.seq, this.#config.tuning.dedupWindow);
       state.dedup = dedup;
       state.pending = pending;
     }
@@ -184,16 +218,19 @@ export class SimReplicas {
    * The unstable-outputs variant: the primary applies (and emits from) a batch at once, as
    * if it had no standby, while its log is still kept for the standby as usual.
    */
-  #applyUnstable(host: ReplicaHost, msg: Parameters<ReplicaHost["applyBatch"]>[0]) {
+  #writeUnstable(host: ReplicaHost, msg: Write): Promise<WriteReply> {
     const meta = host.load()?.meta;
-    if (!meta?.hasStandby) return host.applyBatch(msg);
+    if (!meta?.hasStandby) return host.write(msg);
     const hold = meta.holdLogAfterLsn;
+    const standby = meta.standby;
     meta.hasStandby = false;
+    meta.standby = null;
     meta.holdLogAfterLsn = Math.min(hold ?? Number.POSITIVE_INFINITY, meta.standbyAckLsn);
     try {
-      return host.applyBatch(msg);
+      return host.write(msg);
     } finally {
       meta.hasStandby = true;
+      meta.standby = standby;
       meta.holdLogAfterLsn = hold;
     }
   }

@@ -6,6 +6,7 @@
  */
 import { desiredConfigs } from "../../shared/monitor/desired-config.ts";
 import { planDataflow } from "../../shared/plan-dataflow.ts";
+import { WriteCoalescer } from "../../shared/router/write-coalescer.ts";
 import { DataflowSpecSchema, type DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
 import { DataflowRecordSchema, type DataflowRecord } from "../../shared/wire/routing.ts";
 import { rng as makeRng } from "../helpers/rng.ts";
@@ -40,6 +41,8 @@ export type Batch = { producer: string; seq: number; events: { k: string; ts: nu
 
 export const HEARTBEAT_MS = 50;
 export const ROUTER_DEADLINE_MS = 60;
+/** A primary's forward gives up first, so the router hears why (as in the Durable Object). */
+const FORWARD_DEADLINE_MS = 36;
 export const SETTLE_LIMIT_MS = 30_000;
 
 export class SimWorld {
@@ -59,7 +62,8 @@ export class SimWorld {
   lastSaved: Map<number, { epoch: number; primary: string }>;
   readonly initial: DataflowRecord;
   readonly routingTtlMs: number;
-  readonly routers: { cache: DataflowRecord; fetchedAt: number }[];
+  /** Each router's cached routing and its coalescer of concurrent writes (one per isolate). */
+  readonly routers: { cache: DataflowRecord; fetchedAt: number; coalescer: WriteCoalescer }[];
   readonly acked = new Map<string, Batch>();
   readonly allBatches = new Map<string, Batch>();
   readonly readers: CursorReader[];
@@ -71,7 +75,7 @@ export class SimWorld {
     this.variant = options.variant ?? null;
     const log = (line: string) => this.log(line);
     const tuning = { dedupWindow: 256, checkpointEvery: 1 + this.rng.int(4) };
-    this.replicas = new SimReplicas(this.clock, this.rng, { maxLatencyMs: 8, slowMs: 200, duplicateChance: 0.05, tuning, variant: this.variant }, log);
+    this.replicas = new SimReplicas(this.clock, this.rng, { maxLatencyMs: 8, slowMs: 200, duplicateChance: 0.05, forwardDeadlineMs: FORWARD_DEADLINE_MS, tuning, variant: this.variant }, log);
     this.spec = DataflowSpecSchema.parse(workloadSpec(options.workload ?? "window", 1 + this.rng.int(3)));
     this.stored = JSON.stringify({ ...planDataflow("df", this.spec, 0), ready: true });
     this.initial = this.record();
@@ -80,7 +84,17 @@ export class SimWorld {
     }
     this.lastSaved = new Map(this.initial.routes.map((r) => [r.partition, { epoch: r.epoch, primary: r.primary }]));
     this.routingTtlMs = 50 + this.rng.int(1500);
-    this.routers = Array.from({ length: 2 + this.rng.int(5) }, () => ({ cache: this.initial, fetchedAt: 0 }));
+    this.routers = Array.from({ length: 2 + this.rng.int(5) }, () => ({
+      cache: this.initial,
+      fetchedAt: 0,
+      coalescer: new WriteCoalescer({
+        maxBatches: 1 + this.rng.int(8),
+        maxChars: 2000,
+        pollMs: 1,
+        giveUpMs: 2 * ROUTER_DEADLINE_MS,
+        sleep: (ms) => this.clock.sleep(ms),
+      }),
+    }));
     this.readers = this.initial.routes.map((r) => new CursorReader(r.partition, this.violations));
   }
 

@@ -11,6 +11,8 @@ export const VARIANTS = {
   "out-of-order-standby": "the standby applies entries past a gap instead of waiting for it to be filled",
   "promotion-without-fencing": "the monitor promotes the standby without a new epoch",
   "early-log-trim": "replicas trim their log before the standby acknowledged and before a checkpoint",
+  "early-group-ack": "the primary counts a whole forwarded group as held when the standby received only part of it",
+  "early-duplicate-answer": "the primary answers a resent batch whose entry is still pending at once, before it is stable",
 } as const;
 
 export type Variant = keyof typeof VARIANTS;

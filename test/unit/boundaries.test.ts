@@ -30,3 +30,27 @@ describe("shared/ boundaries", () => {
     expect("const t = Date.now();".match(FORBIDDEN_CALL)).not.toBeNull();
   });
 });
+
+const functionSources = import.meta.glob<string>("../../functions/**/*.ts", { query: "?raw", import: "default", eager: true });
+const platformSources = import.meta.glob<string>("../../platform/**/*.ts", { query: "?raw", import: "default", eager: true });
+/** A value import (not `import type`) from durable-objects/. */
+const OBJECT_VALUE_IMPORT = /import\s+(?!type\b)[^;]*?from\s+["'][./]*durable-objects\/[^"']*["']/g;
+
+describe("functions/ and platform/ boundaries (issue 12)", () => {
+  it("functions/ reaches objects only through platform/, never importing code from durable-objects/", () => {
+    const offenders = Object.entries(functionSources).flatMap(([file, text]) => [...text.matchAll(OBJECT_VALUE_IMPORT)].map((m) => `${file}: ${m[0]}`));
+    expect(Object.keys(functionSources).length).toBeGreaterThan(5);
+    expect(offenders).toEqual([]);
+  });
+
+  it("platform/ imports nothing from functions/ or durable-objects/", () => {
+    const offenders = Object.entries(platformSources).filter(([, text]) => /from\s+["'][./]*(functions|durable-objects)\//.test(text)).map(([file]) => file);
+    expect(Object.keys(platformSources).length).toBeGreaterThan(2);
+    expect(offenders).toEqual([]);
+  });
+
+  it("would catch a value import from durable-objects/", () => {
+    expect('import { withDeadline } from "../durable-objects/replica-client.ts";'.match(OBJECT_VALUE_IMPORT)).not.toBeNull();
+    expect('import type { PartitionReplica } from "../../durable-objects/partition-replica.ts";'.match(OBJECT_VALUE_IMPORT)).toBeNull();
+  });
+});

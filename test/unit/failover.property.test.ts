@@ -38,8 +38,8 @@ async function scenario(seed: number, kind: MemoryFault | "wipe", role: "primary
 
   // The replaced replica, back from its fault, accepts no write at any epoch it could know.
   if (kind !== "wipe") {
-    const write = h.cluster.host(faulted).applyBatch({ epoch: route()?.epoch ?? 1, producer: "z", seq: 1, records: "[]" });
-    expect(write.status, `seed ${seed}`).not.toBe("applied");
+    const write = await h.cluster.host(faulted).write({ epoch: route()?.epoch ?? 1, batches: [{ producer: "z", seq: 1, records: "[]" }] });
+    expect(write.status === "ok" && write.results[0]?.status === "applied", `seed ${seed}`).toBe(false);
   }
   return rejected;
 }

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { routeEvents } from "../../shared/ingest/route-events.ts";
 import { ingestAnswer } from "../../shared/router/ingest-answer.ts";
 import { writeBatch } from "../../shared/router/write-batch.ts";
+import { sendAlone } from "../../shared/router/write-partition.ts";
 import { record, spec } from "../helpers/fixtures.ts";
 import { MemoryCluster } from "../helpers/memory-cluster.ts";
 
@@ -18,7 +19,7 @@ function setUp(replication: 1 | 2, filter?: unknown) {
   cluster.setUp(rec);
   const post = async (seq: number, events: unknown[]) => {
     const routed = [{ record: rec, subBatches: routeEvents(s, events, 0, 256) }];
-    const acks = await writeBatch(cluster, routed, { producer: "p", seq }, async () => [rec]);
+    const acks = await writeBatch(sendAlone(cluster), routed, { producer: "p", seq }, async () => [rec]);
     return ingestAnswer({ stream: "clicks", producer: "p", seq, events: events.length }, routed, acks);
   };
   return { post };

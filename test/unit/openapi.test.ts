@@ -14,6 +14,7 @@ describe("buildOpenApi", () => {
   it("is OpenAPI 3.1 and describes every route", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths).sort()).toEqual([
+      "/v1/admin/counters",
       "/v1/admin/replicas/{name}/fault",
       "/v1/admin/tokens",
       "/v1/dataflows",

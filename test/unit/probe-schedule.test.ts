@@ -15,7 +15,7 @@ import { MemoryCluster } from "../helpers/memory-cluster.ts";
 const tuning: ScheduleTuning = { heartbeatMs: 500, idleProbeMs: 60_000, idleAfterMs: 10_000, missSpacingMs: 250 };
 
 const status = (name: string, lsn: number): ReplicaStatus => ({
-  name, dataflowId: "df", partition: 0, role: "primary", epoch: 1, hasStandby: true, holdLogAfterLsn: null,
+  name, dataflowId: "df", partition: 0, role: "primary", epoch: 1, hasStandby: true, standby: "s", holdLogAfterLsn: null,
   configVersion: 1, lsn, appliedLsn: lsn, standbyAckLsn: lsn, checkpointLsn: 0, outputSeq: 0, lateRecords: 0,
 });
 

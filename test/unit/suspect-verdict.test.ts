@@ -9,6 +9,7 @@ import { SuspectReports } from "../../functions/suspect-reports.ts";
 import { MonitorSchedule, type ScheduleTuning } from "../../shared/monitor/probe-schedule.ts";
 import { runDueTicks, type DueTickHost } from "../../shared/monitor/run-due-ticks.ts";
 import { suspectVerdict } from "../../shared/monitor/suspect-verdict.ts";
+import type { WriteReply } from "../../shared/wire/replica-rpc.ts";
 import type { ReplicaPort } from "../../shared/router/write-partition.ts";
 import { DataflowRecordSchema, type DataflowRecord, type HealthMap, type SuspectVerdict } from "../../shared/wire/routing.ts";
 import { record as makeRecord, spec } from "../helpers/fixtures.ts";
@@ -35,35 +36,37 @@ describe("suspectVerdict", () => {
 
 describe("reportingSlowCalls", () => {
   const pending = <T>() => new Promise<T>(() => {});
-  const hungPort: ReplicaPort = { applyBatch: pending, replicate: pending, ackStandby: pending, readLog: pending };
-  const batch = { epoch: 1, producer: "p", seq: 1, records: "[]" };
+  const hungPort: ReplicaPort = { write: pending };
+  const batch = { epoch: 1, batches: [{ producer: "p", seq: 1, records: "[]" }] };
+  const applied = (lsn: number): WriteReply => ({ status: "ok", results: [{ status: "applied", lsn, replicated: true, late: 0 }] });
 
   it("abandons a slow call when the monitor answers that the replica was replaced", async () => {
     const asked: string[] = [];
     const port = reportingSlowCalls(hungPort, 5, async (name) => (asked.push(name), "replaced"));
-    await expect(port.applyBatch("df/p0/g0", batch)).rejects.toThrow(/df\/p0\/g0 was failed over/);
+    await expect(port.write("df/p0/g0", batch)).rejects.toThrow(/df\/p0\/g0 was failed over/);
     expect(asked).toEqual(["df/p0/g0"]);
   });
 
   it("keeps waiting on a replica the monitor found answering, and asks once per replica", async () => {
-    let answer: (v: { status: "applied"; lsn: number }) => void = () => {};
-    const slow: ReplicaPort = { ...hungPort, applyBatch: () => new Promise((resolve) => (answer = resolve)) };
+    let answer: (v: WriteReply) => void = () => {};
+    // The first call (epoch 1) answers when the test says so; the second never does.
+    const slow: ReplicaPort = { write: (_name, msg) => (msg.epoch === 1 ? new Promise((resolve) => (answer = resolve)) : pending()) };
     const asked: string[] = [];
     const port = reportingSlowCalls(slow, 5, async (name): Promise<SuspectVerdict> => (asked.push(name), "answering"));
-    const call = port.applyBatch("df/p0/g0", batch);
-    const second = port.readLog("df/p0/g0", 1, 1, 1).catch(() => "ignored");
+    const call = port.write("df/p0/g0", batch);
+    const second = port.write("df/p0/g0", { ...batch, epoch: 2 }).catch(() => "ignored");
     await new Promise((r) => setTimeout(r, 30));
-    answer({ status: "applied", lsn: 3 });
-    await expect(call).resolves.toEqual({ status: "applied", lsn: 3 });
+    answer(applied(3));
+    await expect(call).resolves.toEqual(applied(3));
     expect(asked).toEqual(["df/p0/g0"]);
     void second;
   });
 
   it("does not report a call that answers within the threshold", async () => {
-    const quick: ReplicaPort = { ...hungPort, applyBatch: async () => ({ status: "applied", lsn: 1 }) };
+    const quick: ReplicaPort = { write: async () => applied(1) };
     const asked: string[] = [];
     const port = reportingSlowCalls(quick, 20, async (name): Promise<SuspectVerdict> => (asked.push(name), "replaced"));
-    await expect(port.applyBatch("df/p0/g0", batch)).resolves.toMatchObject({ status: "applied" });
+    await expect(port.write("df/p0/g0", batch)).resolves.toMatchObject({ status: "ok" });
     await new Promise((r) => setTimeout(r, 40));
     expect(asked).toEqual([]);
   });

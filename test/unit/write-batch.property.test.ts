@@ -1,13 +1,15 @@
 /**
- * Property (issue 2): random batches from several producers, posted concurrently with
- * random resends, reordering and replica restarts, give exactly the results of a
- * single-node reference fed each distinct batch once.
+ * Property (issues 2 and 12): random batches from several producers, posted concurrently
+ * through a router's write coalescer with random resends, reordering, failed calls and
+ * forwards, and replica restarts mid-flight, each resent until acknowledged, give exactly
+ * the results of a single-node reference fed each distinct batch once.
  */
 import { describe, expect, it } from "vitest";
 import { windowAggregate } from "../../shared/operators/window-aggregate.ts";
 import { readResults } from "../../shared/router/read-results.ts";
 import { routeEvents } from "../../shared/ingest/route-events.ts";
 import { writeBatch } from "../../shared/router/write-batch.ts";
+import { WriteCoalescer } from "../../shared/router/write-coalescer.ts";
 import type { FluxRecord } from "../../shared/wire/window-result.ts";
 import { MemoryCluster } from "../helpers/memory-cluster.ts";
 import { record, spec } from "../helpers/fixtures.ts";
@@ -22,8 +24,22 @@ async function runSeed(seed: number) {
   const cluster = new MemoryCluster({ dedupWindow: 256, checkpointEvery: 1 + r.int(5) });
   cluster.setUp(df);
   const replicaNames = df.routes.flatMap((route) => [route.primary, ...(route.standby ? [route.standby] : [])]);
-  cluster.beforeCall = async () => {
+  const failChance = r.chance(0.5) ? 0.05 : 0;
+  cluster.beforeCall = async (name, method) => {
     for (let i = r.int(4); i > 0; i--) await Promise.resolve();
+    if (r.chance(failChance)) throw new Error(`injected: ${method} to ${name} failed`);
+  };
+  const sleep = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+  const coalescer = new WriteCoalescer({ maxBatches: 1 + r.int(6), maxChars: 50 + r.int(400), pollMs: 1, giveUpMs: 10_000, sleep });
+  const post = async (b: (typeof batches)[number]) => {
+    const subBatches = routeEvents(s, b.events, 0, 256);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await writeBatch(coalescer.sendVia(cluster), [{ record: df, subBatches }], b, async () => [df]);
+      } catch (err) {
+        if (attempt >= 50) throw err;
+      }
+    }
   };
 
   const producers = ["p1", "p2", "p3"].slice(0, 1 + r.int(3));
@@ -38,13 +54,13 @@ async function runSeed(seed: number) {
   const sends = r.shuffle([...batches, ...batches.filter(() => r.chance(0.4))]);
   while (sends.length > 0) {
     const wave = sends.splice(0, 1 + r.int(4));
-    await Promise.all(
-      wave.map((b) => {
-        const subBatches = routeEvents(s, b.events, 0, 256);
-        return writeBatch(cluster, [{ record: df, subBatches }], b, async () => [df]);
-      }),
-    );
-    if (r.chance(0.3)) cluster.restart(replicaNames[r.int(replicaNames.length)] ?? "");
+    const posted = Promise.all(wave.map(post));
+    // A replica restarts while writes and forwards are in flight (its memory is lost, storage kept).
+    if (r.chance(0.3)) {
+      for (let i = r.int(6); i > 0; i--) await Promise.resolve();
+      cluster.restart(replicaNames[r.int(replicaNames.length)] ?? "");
+    }
+    await posted;
   }
 
   const reference = windowAggregate(s);
@@ -78,7 +94,7 @@ async function runSeed(seed: number) {
 }
 
 describe("writeBatch property", () => {
-  it(`matches a single-node reference over ${SEEDS} seeds of resends, reordering and restarts`, async () => {
+  it(`matches a single-node reference over ${SEEDS} seeds of coalesced writes, resends, reordering, failed calls and restarts`, { timeout: 120_000 }, async () => {
     for (let seed = 1; seed <= SEEDS; seed++) await runSeed(seed);
   });
 });

@@ -1,34 +1,18 @@
 /**
- * Calls to replica Durable Objects with deadlines, as the ports the shared protocol
- * code expects: `ReplicaPort` for routers, `MonitorPort` for the monitor. A call that
+ * Calls to replica Durable Objects with deadlines (counted, see object-calls.ts), as the ports the shared protocol
+ * code expects: `ReplicaPort` for routers, `MonitorPort` for the monitor, `ForwardPort`
+ * for a primary forwarding to its standby. A call that
  * misses its deadline rejects, exactly like one that failed.
  */
-import type { LocationHint } from "../shared/config.ts";
 import type { MonitorPort } from "../shared/monitor/monitor-port.ts";
+import type { ForwardPort } from "../shared/replica/forwarder.ts";
 import type { ReplicaPort } from "../shared/router/write-partition.ts";
-
-/**
- * Runs `call` and rejects when it has not settled within `ms`. `call` is an async function
- * so that a stub's union of promise types settles into one promise of a union.
- */
-export function withDeadline<T>(call: () => Promise<T>, ms: number, what: string): Promise<T> {
-  const promise = call();
-  let timer: number | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, deadline]).finally(() => {
-    if (timer !== undefined) clearTimeout(timer);
-  });
-}
+import { replicaStub, withDeadline } from "./object-calls.ts";
 
 type HintOf = (name: string) => string | null | undefined;
 
 function stubFor(env: Env, hintOf: HintOf) {
-  return (name: string) => {
-    const hint = hintOf(name);
-    return env.PARTITION_REPLICA.getByName(name, hint ? { locationHint: hint as LocationHint } : undefined);
-  };
+  return (name: string) => replicaStub(env, name, hintOf(name));
 }
 
 /** Replica RPCs for routers, each bounded by `timeoutMs`. */
@@ -36,11 +20,14 @@ export function replicaPort(env: Env, timeoutMs: number): ReplicaPort {
   const stub = stubFor(env, () => null);
   const call = <T>(name: string, method: string, run: () => Promise<T>): Promise<T> => withDeadline(run, timeoutMs, `replica ${name} (${method})`);
   return {
-    applyBatch: (name, msg) => call(name, "applyBatch", async () => stub(name).applyBatch(msg)),
-    replicate: (name, msg) => call(name, "replicate", async () => stub(name).replicate(msg)),
-    ackStandby: (name, msg) => call(name, "ackStandby", async () => stub(name).ackStandby(msg)),
-    readLog: (name, epoch, from, to) => call(name, "readLog", async () => stub(name).readLog(epoch, from, to)),
+    write: (name, msg) => call(name, "write", async () => stub(name).write(msg)),
   };
+}
+
+/** A primary's forwards to its standby, each bounded by `timeoutMs`. */
+export function forwardPort(env: Env, timeoutMs: number): ForwardPort {
+  const stub = stubFor(env, () => null);
+  return { replicate: (name, msg) => withDeadline(async () => stub(name).replicate(msg), timeoutMs, `standby ${name} (replicate)`) };
 }
 
 /** Replica RPCs for the monitor: probes bounded by `probeTimeoutMs`, the rest by `callTimeoutMs`. */
@@ -58,7 +45,7 @@ export function monitorPort(env: Env, probeTimeoutMs: number, callTimeoutMs: num
     finishSeed: (name, msg) => call(name, "finishSeed", async () => stub(name).finishSeed(msg)),
     readLog: (name, epoch, from, to) => call(name, "readLog", async () => stub(name).readLog(epoch, from, to)),
     replicate: (name, msg) => call(name, "replicate", async () => stub(name).replicate(msg)),
-    ackStandby: (name, msg) => call(name, "ackStandby", async () => stub(name).ackStandby(msg)),
-    applyBatch: (name, msg) => call(name, "applyBatch", async () => stub(name).applyBatch(msg)),
+    flush: (name, epoch) => call(name, "flush", async () => stub(name).flush(epoch)),
+    write: (name, msg) => call(name, "write", async () => stub(name).write(msg)),
   };
 }

@@ -1,0 +1,55 @@
+/**
+ * The one way Workers and Durable Objects call Durable Objects (issue 12, STYLE.md §3):
+ * stubs whose every method call is counted, and a deadline after which a call rejects
+ * exactly like one that failed. Both `functions/` and `durable-objects/` import this.
+ */
+import type { LocationHint } from "../shared/config.ts";
+import { COORDINATOR_NAME, INGEST_STATS_NAME } from "../shared/names.ts";
+import { countCall } from "./counters.ts";
+
+/**
+ * Runs `call` and rejects when it has not settled within `ms`. `call` is an async function
+ * so that a stub's union of promise types settles into one promise of a union.
+ */
+export function withDeadline<T>(call: () => Promise<T>, ms: number, what: string): Promise<T> {
+  const promise = call();
+  let timer: number | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, deadline]).finally(() => {
+    if (timer !== undefined) clearTimeout(timer);
+  });
+}
+
+/**
+ * Wraps a stub so each method call counts as one call of that method. `then` is left
+ * alone so that a stub returned from an async function is not taken for a promise.
+ */
+function counted<S extends object>(stub: S): S {
+  return new Proxy(stub, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop);
+      if (typeof prop !== "string" || prop === "then" || typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        countCall(prop);
+        return Reflect.apply(value, target, args);
+      };
+    },
+  });
+}
+
+/** A counted stub of the replica `name`; the hint places it when this call creates it. */
+export function replicaStub(env: Env, name: string, hint?: string | null) {
+  return counted(env.PARTITION_REPLICA.getByName(name, hint ? { locationHint: hint as LocationHint } : undefined));
+}
+
+/** A counted stub of the coordinator. */
+export function coordinatorStub(env: Env) {
+  return counted(env.COORDINATOR.getByName(COORDINATOR_NAME));
+}
+
+/** A counted stub of the refused-batch counter. */
+export function ingestStatsStub(env: Env) {
+  return counted(env.INGEST_STATS.getByName(INGEST_STATS_NAME));
+}

@@ -1,0 +1,103 @@
+/**
+ * The router's per-isolate batching component (STYLE.md §3, issue 12): concurrent
+ * sub-batches bound for the same primary (at the same epoch) share one `write` call.
+ * Flush rule: a batch goes at once when no call to that primary is in flight; while one
+ * is, batches wait and, as soon as it ends, all go together in arrival order, the first
+ * of them making the call. Bounds: at most `maxBatches` batches and `maxChars` record
+ * characters per call; a group that reaches either goes at once. Each caller gets its own
+ * batch's outcome. Waiting callers poll (`sleep`) instead of awaiting another request's
+ * promise, and every call is made by one of its own callers, through that caller's port:
+ * the Workers runtime forbids one request resolving or doing I/O for another. It holds nothing that must survive the
+ * isolate: a lost isolate fails the callers, who resend.
+ */
+import type { WriteBatch, WriteReply } from "../wire/replica-rpc.ts";
+import type { ReplicaPort, SendBatch } from "./write-partition.ts";
+
+/** Bounds and timing of the coalescer. */
+export interface CoalescerOptions {
+  maxBatches: number;
+  maxChars: number;
+  /** How often a waiting caller looks whether its batch was answered or its turn came, ms. */
+  pollMs: number;
+  /** A waiting caller gives up (and its request fails, to be resent) after this, ms. */
+  giveUpMs: number;
+  /** Waits `ms` in the caller's own context. */
+  sleep(ms: number): Promise<void>;
+}
+
+type Outcome = { reply: WriteReply } | { error: unknown };
+
+interface Waiting {
+  batch: WriteBatch;
+  outcome: Outcome | null;
+}
+
+interface Lane {
+  inFlight: number;
+  waiting: Waiting[];
+  chars: number;
+}
+
+export class WriteCoalescer {
+  readonly #options: CoalescerOptions;
+  readonly #lanes = new Map<string, Lane>();
+
+  constructor(options: CoalescerOptions) {
+    this.#options = options;
+  }
+
+  /** How a caller sends its batches: alone or with others for the same primary, through `port` when it makes the call. */
+  sendVia(port: ReplicaPort): SendBatch {
+    return (primary, epoch, batch) => this.#send(port, primary, epoch, batch);
+  }
+
+  async #send(port: ReplicaPort, primary: string, epoch: number, batch: WriteBatch): Promise<WriteReply> {
+    const key = `${epoch}:${primary}`;
+    let lane = this.#lanes.get(key);
+    if (!lane) this.#lanes.set(key, (lane = { inFlight: 0, waiting: [], chars: 0 }));
+    const me: Waiting = { batch, outcome: null };
+    lane.waiting.push(me);
+    lane.chars += batch.records.length;
+    for (let waitedMs = 0; ; waitedMs += this.#options.pollMs) {
+      if (!me.outcome && lane.waiting[0] === me && (lane.inFlight === 0 || this.#isFull(lane))) await this.#lead(port, key, lane, primary, epoch);
+      if (me.outcome) return unwrap(me.outcome);
+      if (waitedMs >= this.#options.giveUpMs) {
+        lane.waiting = lane.waiting.filter((w) => w !== me);
+        throw new Error(`write to ${primary} not sent within ${this.#options.giveUpMs} ms (coalescer)`);
+      }
+      await this.#options.sleep(this.#options.pollMs);
+    }
+  }
+
+  #isFull(lane: Lane): boolean {
+    return lane.waiting.length >= this.#options.maxBatches || lane.chars >= this.#options.maxChars;
+  }
+
+  /** Takes the next group (the caller first) and makes its call from the caller's context. */
+  async #lead(port: ReplicaPort, key: string, lane: Lane, primary: string, epoch: number): Promise<void> {
+    const group: Waiting[] = [];
+    let chars = 0;
+    for (const next of lane.waiting) {
+      if (group.length >= this.#options.maxBatches || (group.length > 0 && chars + next.batch.records.length > this.#options.maxChars)) break;
+      group.push(next);
+      chars += next.batch.records.length;
+    }
+    lane.waiting.splice(0, group.length);
+    lane.chars -= chars;
+    lane.inFlight += 1;
+    try {
+      const reply = await port.write(primary, { epoch, batches: group.map((w) => w.batch) });
+      group.forEach((w, i) => (w.outcome = { reply: reply.status === "ok" ? { status: "ok", results: reply.results.slice(i, i + 1) } : reply }));
+    } catch (error) {
+      for (const w of group) w.outcome = { error };
+    } finally {
+      lane.inFlight -= 1;
+      if (lane.inFlight === 0 && lane.waiting.length === 0) this.#lanes.delete(key);
+    }
+  }
+}
+
+function unwrap(outcome: Outcome): WriteReply {
+  if ("error" in outcome) throw outcome.error;
+  return outcome.reply;
+}

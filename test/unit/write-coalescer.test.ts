@@ -1,0 +1,77 @@
+/** The router's write coalescer (issue 12): its flush rule, its bounds, and per-caller outcomes. */
+import { describe, expect, it } from "vitest";
+import { WriteCoalescer, type CoalescerOptions } from "../../shared/router/write-coalescer.ts";
+import type { ReplicaPort } from "../../shared/router/write-partition.ts";
+import type { Write, WriteReply } from "../../shared/wire/replica-rpc.ts";
+
+/** A primary whose calls are held until released; each batch is answered with its seq as LSN. */
+class HeldPrimary implements ReplicaPort {
+  readonly calls: { msg: Write; release(fail?: boolean): void }[] = [];
+  write(_name: string, msg: Write): Promise<WriteReply> {
+    return new Promise((resolve, reject) =>
+      this.calls.push({
+        msg,
+        release: (fail) =>
+          fail ? reject(new Error("primary down")) : resolve({ status: "ok", results: msg.batches.map((b) => ({ status: "applied", lsn: b.seq, replicated: true, late: 0 })) }),
+      }),
+    );
+  }
+}
+
+const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+const options = (overrides: Partial<CoalescerOptions> = {}): CoalescerOptions => ({ maxBatches: 64, maxChars: 1_000_000, pollMs: 1, giveUpMs: 10_000, sleep: tick, ...overrides });
+const batch = (seq: number, records = "[]") => ({ producer: "p", seq, records });
+const sizes = (primary: HeldPrimary) => primary.calls.map((c) => c.msg.batches.map((b) => b.seq));
+
+describe("WriteCoalescer", () => {
+  it("sends a batch at once when nothing is in flight, and the rest together once that call ends", async () => {
+    const primary = new HeldPrimary();
+    const coalescer = new WriteCoalescer(options());
+    const send = coalescer.sendVia(primary);
+    const replies = [1, 2, 3, 4].map((seq) => send("p0", 1, batch(seq)));
+    await tick();
+    expect(sizes(primary)).toEqual([[1]]);
+    primary.calls[0]?.release();
+    for (let i = 0; i < 3; i++) await tick();
+    expect(sizes(primary)).toEqual([[1], [2, 3, 4]]);
+    primary.calls[1]?.release();
+    expect((await Promise.all(replies)).map((r) => r.status === "ok" && r.results)).toEqual([1, 2, 3, 4].map((lsn) => [{ status: "applied", lsn, replicated: true, late: 0 }]));
+  });
+
+  it("sends a group that reaches its bound in batches or characters at once", async () => {
+    const primary = new HeldPrimary();
+    const send = new WriteCoalescer(options({ maxBatches: 3, maxChars: 10 })).sendVia(primary);
+    const replies = [1, 2, 3, 4, 5, 6, 7].map((seq) => send("p0", 1, batch(seq)));
+    for (let i = 0; i < 5; i++) await tick();
+    expect(sizes(primary)).toEqual([[1], [2, 3, 4], [5, 6, 7]]);
+    const wide = new HeldPrimary();
+    const sendWide = new WriteCoalescer(options({ maxChars: 10 })).sendVia(wide);
+    const more = [1, 2, 3, 4].map((seq) => sendWide("p0", 1, batch(seq, "123456")));
+    for (let i = 0; i < 5; i++) await tick();
+    // 2 and 3 each fill a group (two would exceed 10 characters); 4 alone does not, so it waits.
+    expect(sizes(wide)).toEqual([[1], [2], [3]]);
+    for (const c of [...primary.calls, ...wide.calls]) c.release();
+    for (let i = 0; i < 5; i++) await tick();
+    expect(sizes(wide)).toEqual([[1], [2], [3], [4]]);
+    wide.calls[3]?.release();
+    await Promise.all([...replies, ...more]);
+  });
+
+  it("keeps primaries and epochs apart, and fails every caller of a call that failed", async () => {
+    const primary = new HeldPrimary();
+    const coalescer = new WriteCoalescer(options());
+    const send = coalescer.sendVia(primary);
+    const a = send("p0", 1, batch(1));
+    const b = send("p1", 1, batch(2));
+    const c = send("p0", 2, batch(3));
+    await tick();
+    expect(sizes(primary)).toEqual([[1], [2], [3]]);
+    const waiting = [send("p0", 1, batch(4)), send("p0", 1, batch(5))];
+    primary.calls[0]?.release();
+    for (let i = 0; i < 3; i++) await tick();
+    primary.calls[3]?.release(true);
+    await expect(Promise.all(waiting.map((p) => p.then(() => "ok", (err: Error) => err.message)))).resolves.toEqual(["primary down", "primary down"]);
+    for (const call of primary.calls.slice(1, 3)) call.release();
+    await Promise.all([a, b, c]);
+  });
+});
