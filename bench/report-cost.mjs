@@ -140,7 +140,7 @@ function targetRows(results) {
   const rows = [];
   const ratio = (name, value, goal, detail) => {
     const met = value >= goal;
-    rows.push(`| ${name} | ${fmt(value, 2)}${detail ? ` (${detail})` : ""} | ${met ? `met (${fmt(value / goal, 2)}× the target)` : `**missed**: ${fmt(value / goal, 2)} of the target, needs ${fmt(goal / value, 1)}×`} |`);
+    rows.push(`| ${name} | ${fmt(value, 2)}${detail ? ` (${detail})` : ""} | ${met ? `met (${fmt(value / goal, 2)}× the target)` : `**missed**: ${fmt(value / goal, 2)} of the target, needs ${fmt(goal / value, 2)}×`} |`);
   };
   ratio("R=2 ≥ plain at P=4 (ratio)", r2(4) / tp("plain", 4)?.eventsPerSecond, 1, `${fmt(r2(4))} vs ${fmt(tp("plain", 4)?.eventsPerSecond)} events/s`);
   ratio("R=2 ≥ plain at P=16 (ratio)", r2(16) / tp("plain", 16)?.eventsPerSecond, 1, `${fmt(r2(16))} vs ${fmt(tp("plain", 16)?.eventsPerSecond)} events/s`);
