@@ -1,4 +1,4 @@
-/** Four Vitest projects: unit (Node), browser (Chromium against wrangler dev), workers (workerd integration) and fault (workerd with faults on). */
+/** Five Vitest projects: unit (Node), workers (workerd integration) and fault (workerd with faults on); then cli (Node) and browser (Chromium), both against wrangler dev. */
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
@@ -32,6 +32,18 @@ export default defineConfig({
         },
       },
       {
+        // The CLI as a user runs it, against `wrangler dev` on free ports (test/helpers/local-stack.ts).
+        // It runs after the other projects, so its wrangler and workerd processes do not
+        // compete with their timed tests for the CPU.
+        test: {
+          name: "cli",
+          environment: "node",
+          include: ["test/cli/**/*.test.ts"],
+          testTimeout: 60_000,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
         plugins: [
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
@@ -61,6 +73,8 @@ export default defineConfig({
           environment: "node",
           include: ["test/browser/**/*.test.ts"],
           hookTimeout: 90_000,
+          // With cli, after the workerd and unit projects, so wrangler dev does not compete with their timed tests.
+          sequence: { groupOrder: 1 },
         },
       },
       {

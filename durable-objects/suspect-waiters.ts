@@ -9,7 +9,7 @@ interface Waiter {
   replica: string;
   reportedAtMs: number;
   resolve: (verdict: SuspectVerdict) => void;
-  timer: number;
+  timer: ReturnType<typeof setTimeout>;
 }
 
 export class SuspectWaiters {

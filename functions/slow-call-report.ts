@@ -26,7 +26,7 @@ export function reportingSlowCalls(port: ReplicaPort, suspectMs: number, onSuspe
     return verdict;
   };
   const watch = <T>(name: string, call: Promise<T>): Promise<T> => {
-    let timer: number | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const abandoned = new Promise<never>((_, reject) => {
       timer = setTimeout(() => verdictOn(name).catch(reject), suspectMs);
     });

@@ -13,7 +13,7 @@ import { countCall } from "./counters.ts";
  */
 export function withDeadline<T>(call: () => Promise<T>, ms: number, what: string): Promise<T> {
   const promise = call();
-  let timer: number | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
   });

@@ -1,0 +1,35 @@
+/**
+ * The Flux CLI (`npx flux --help`): commander parses the command line; each command lives
+ * in `commands/`. Exit codes are in `exit-codes.ts` and docs/CLIENT.md.
+ */
+import { Command, CommanderError } from "commander";
+import { applyCommand } from "./commands/apply.ts";
+import { faultCommand, tokenCommand } from "./commands/admin.ts";
+import { postCommand } from "./commands/post.ts";
+import { getCommand, lsCommand, rmCommand } from "./commands/resources.ts";
+import { statusCommand } from "./commands/status.ts";
+import { tailCommand } from "./commands/tail.ts";
+import { DEFAULT_URL } from "./config.ts";
+import { EXIT } from "./exit-codes.ts";
+
+const program = new Command("flux")
+  .description("command line for Flux on Workers: apply specs, post events, tail results, show status, inject faults")
+  .option("--url <url>", `deployment URL (env FLUX_URL; default ${DEFAULT_URL})`)
+  .option("--token <token>", "API token or scoped token (env FLUX_TOKEN)")
+  .option("--admin-token <token>", "admin token, for fault and token (env FLUX_ADMIN_TOKEN)")
+  .option("--config <file>", "JSON config file with url, token, adminToken (env FLUX_CONFIG; default ./flux.config.json, then ~/.config/flux/config.json)")
+  .option("--json", "machine-readable output: JSON on stdout, errors as the envelope on stderr")
+  .showHelpAfterError()
+  .exitOverride();
+
+for (const command of [applyCommand(), lsCommand(), getCommand(), rmCommand(), postCommand(), tailCommand(), statusCommand(), faultCommand(), tokenCommand()]) {
+  program.addCommand(command.exitOverride());
+}
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (!(err instanceof CommanderError)) throw err;
+  // Help and version exit 0; every other parse failure is a usage error.
+  process.exitCode = err.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
+}

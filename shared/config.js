@@ -1,0 +1,81 @@
+/**
+ * Runtime configuration parsed once from Worker vars into `FluxConfig`; defaults live
+ * in the schema. Nothing else reads environment variables (STYLE.md §4).
+ */
+import { z } from "zod";
+/** An integer var: a number, or a string of decimal digits (not "", not "0x10", not "1e3"). */
+const intFromVar = (defaultValue, min, max) => z
+    .union([z.number(), z.string().regex(/^[0-9]+$/, "must be a decimal integer").transform(Number)])
+    .pipe(z.number().int().min(min).max(max))
+    .optional()
+    .transform((value) => value ?? defaultValue);
+/** Durable Object location hints the platform accepts. */
+const LOCATION_HINTS = ["wnam", "enam", "sam", "weur", "eeur", "apac", "apac-ne", "apac-se", "oc", "afr", "me"];
+/**
+ * Configuration vars (optional strings in `wrangler.toml` `[vars]`) with their defaults,
+ * transformed into the camel-case {@link FluxConfig}.
+ */
+const FluxConfigSchema = z
+    .object({
+    /** Largest accepted request body, bytes. */
+    FLUX_MAX_BODY_BYTES: intFromVar(1048576, 1, 100 * 1048576),
+    /** Most events in one posted batch. */
+    FLUX_MAX_BATCH_EVENTS: intFromVar(10000, 1, 1000000),
+    /** Per producer and partition: how far below its highest seq a resend is still recognised. */
+    FLUX_DEDUP_WINDOW: intFromVar(1024, 16, 1000000),
+    /** A replica checkpoints its operator state after this many applied batches. */
+    FLUX_CHECKPOINT_EVERY: intFromVar(64, 1, 1000000),
+    /** How long a router trusts its cached routing table, ms. */
+    FLUX_ROUTING_CACHE_MS: intFromVar(1000, 0, 3600000),
+    /** Longest key, characters. */
+    FLUX_MAX_KEY_LENGTH: intFromVar(256, 1, 65536),
+    /** The monitor probes every replica of an active dataflow this often, ms. */
+    FLUX_HEARTBEAT_MS: intFromVar(500, 10, 86400000),
+    /** ... and of an idle one after as long again as it has been quiet, but at least this often, ms. */
+    FLUX_IDLE_PROBE_MS: intFromVar(1800000, 10, 86400000),
+    /** A healthy dataflow without clock ticks is idle once no replica's LSN moved for this long, ms. */
+    FLUX_IDLE_AFTER_MS: intFromVar(10000, 0, 86400000),
+    /** A probe not answered within this is a miss, ms. */
+    FLUX_PROBE_TIMEOUT_MS: intFromVar(250, 1, 60000),
+    /** Consecutive missed probes before a replica is declared failed. */
+    FLUX_FAIL_AFTER_MISSES: intFromVar(2, 1, 100),
+    /** Missed probes closer together than this count as one, ms (router reports trigger extra probes). */
+    FLUX_MISS_SPACING_MS: intFromVar(250, 0, 3600000),
+    /** A router gives up on a replica call after this, ms, reports it and answers 503. */
+    FLUX_REPLICA_TIMEOUT_MS: intFromVar(1000, 1, 60000),
+    /** A router reports a replica call still unanswered after this, ms, while it keeps waiting (the monitor probes at once). */
+    FLUX_SUSPECT_MS: intFromVar(150, 1, 60000),
+    /** Comma-separated location hints for replicas (e.g. "wnam,enam,weur"); a fresh replica avoids its survivor's. */
+    FLUX_LOCATION_HINTS: z
+        .string()
+        .optional()
+        .transform((value) => (value ?? "").split(",").map((hint) => hint.trim()).filter((hint) => hint !== ""))
+        .pipe(z.array(z.enum(LOCATION_HINTS))),
+    /** "true" enables the fault-injection admin endpoint (tests and demos only). */
+    FLUX_ENABLE_FAULTS: z.enum(["true", "false"]).optional().transform((value) => value === "true"),
+})
+    .transform((vars) => ({
+    maxBodyBytes: vars.FLUX_MAX_BODY_BYTES,
+    maxBatchEvents: vars.FLUX_MAX_BATCH_EVENTS,
+    dedupWindow: vars.FLUX_DEDUP_WINDOW,
+    checkpointEvery: vars.FLUX_CHECKPOINT_EVERY,
+    routingCacheMs: vars.FLUX_ROUTING_CACHE_MS,
+    maxKeyLength: vars.FLUX_MAX_KEY_LENGTH,
+    heartbeatMs: vars.FLUX_HEARTBEAT_MS,
+    idleProbeMs: vars.FLUX_IDLE_PROBE_MS,
+    idleAfterMs: vars.FLUX_IDLE_AFTER_MS,
+    probeTimeoutMs: vars.FLUX_PROBE_TIMEOUT_MS,
+    failAfterMisses: vars.FLUX_FAIL_AFTER_MISSES,
+    replicaTimeoutMs: vars.FLUX_REPLICA_TIMEOUT_MS,
+    suspectMs: vars.FLUX_SUSPECT_MS,
+    missSpacingMs: vars.FLUX_MISS_SPACING_MS,
+    locationHints: vars.FLUX_LOCATION_HINTS,
+    enableFaults: vars.FLUX_ENABLE_FAULTS,
+}));
+/**
+ * Parses Worker vars into a {@link FluxConfig}. Unknown vars are ignored; a var that is
+ * set but invalid throws, so a misconfigured deployment fails loudly instead of guessing.
+ */
+export function parseFluxConfig(vars) {
+    return FluxConfigSchema.parse(vars);
+}

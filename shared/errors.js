@@ -1,0 +1,50 @@
+/**
+ * The closed list of Flux error codes, their HTTP status and whether a client may
+ * retry. Every error that leaves the system uses one of these codes (STYLE.md §6).
+ */
+import { z } from "zod";
+/** Error codes and how each maps onto HTTP. `retryable` tells clients whether resending can succeed. */
+const ERROR_TABLE = {
+    INVALID_REQUEST: { status: 400, retryable: false },
+    INVALID_JSON: { status: 400, retryable: false },
+    INVALID_EVENT: { status: 400, retryable: false },
+    UNAUTHORIZED: { status: 401, retryable: false },
+    FORBIDDEN: { status: 403, retryable: false },
+    NOT_FOUND: { status: 404, retryable: false },
+    UNKNOWN_STREAM: { status: 404, retryable: false },
+    UNKNOWN_DATAFLOW: { status: 404, retryable: false },
+    SPEC_CONFLICT: { status: 409, retryable: false },
+    SEQ_TOO_OLD: { status: 409, retryable: false },
+    PAYLOAD_TOO_LARGE: { status: 413, retryable: false },
+    UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false },
+    INTERNAL: { status: 500, retryable: false },
+    NOT_CONFIGURED: { status: 503, retryable: false },
+    UNAVAILABLE: { status: 503, retryable: true },
+};
+const ERROR_CODES = Object.keys(ERROR_TABLE);
+/** The single error envelope every non-2xx response carries. */
+export const ErrorEnvelopeSchema = z.object({
+    error: z.object({ code: z.enum(ERROR_CODES), message: z.string(), details: z.unknown().optional() }),
+});
+/** A failure with a Flux code; `details` is machine-readable context for the client. */
+export class FluxError extends Error {
+    code;
+    details;
+    constructor(code, message, details, options) {
+        super(message, options);
+        this.name = "FluxError";
+        this.code = code;
+        this.details = details;
+    }
+    /** The HTTP status from {@link ERROR_TABLE}. */
+    get status() {
+        return ERROR_TABLE[this.code].status;
+    }
+    /** The envelope to send; `details` is omitted when there are none. */
+    toEnvelope() {
+        const error = { code: this.code, message: this.message };
+        if (this.details !== undefined)
+            error.details = this.details;
+        return { error };
+    }
+}

@@ -1,0 +1,137 @@
+import { replicasToProbe } from "./plan-monitor-tick.ts";
+/** A clock for a dataflow this instance has not probed: active unless an idle marker was stored. */
+export function freshClock(marker) {
+    return marker === null
+        ? { probedAtMs: null, fingerprint: null, progressAtMs: Number.NEGATIVE_INFINITY, idle: false }
+        : { probedAtMs: null, fingerprint: marker.fingerprint, progressAtMs: marker.quietSinceMs, idle: true };
+}
+/** The replicas that serve a dataflow's routes (retired ones, possibly down for good, excluded). */
+function servingReplicas(record) {
+    return record.routes.flatMap((r) => [r.primary, ...(r.standby ? [r.standby] : []), ...(r.recovery ? [r.recovery.replica] : [])]);
+}
+/** The serving replicas' LSNs as last probed, as one comparable string. */
+function lsnFingerprint(record, health) {
+    return JSON.stringify(servingReplicas(record).map((name) => [name, health[name]?.last?.lsn ?? null, health[name]?.last?.appliedLsn ?? null]));
+}
+/**
+ * Whether a serving replica of a partition that can still fail over has missed its last
+ * probe (an unavailable partition waits for a replica to return at the heartbeat).
+ */
+function hasSuspect(record, health) {
+    const serving = servingReplicas({ ...record, routes: record.routes.filter((r) => r.status !== "unavailable") });
+    return serving.some((name) => (health[name]?.misses ?? 0) > 0);
+}
+/** Whether the dataflow could be idle at all: healthy everywhere, every replica answering with state, no clock ticks to write. */
+function canIdle(record, health) {
+    return (record.spec.idleAdvanceMs === undefined &&
+        record.routes.every((r) => r.status === "healthy" && r.recovery === null) &&
+        servingReplicas(record).every((name) => health[name]?.misses === 0 && health[name]?.last));
+}
+/**
+ * Updates a dataflow's clock after a tick that started at `nowMs`.
+ * @returns the new clock; compare `idle` with the old one to know whether to persist it.
+ */
+export function observeTick(clock, record, health, nowMs, tuning) {
+    const fingerprint = lsnFingerprint(record, health);
+    const moved = fingerprint !== clock.fingerprint;
+    const progressAtMs = moved ? nowMs : clock.progressAtMs;
+    const idle = !moved && canIdle(record, health) && nowMs - progressAtMs >= tuning.idleAfterMs;
+    return { probedAtMs: nowMs, fingerprint, progressAtMs, idle };
+}
+/**
+ * When the dataflow should next be probed, epoch ms.
+ * @param reportedAtMs the latest router report naming one of its replicas (null: none since its last tick).
+ */
+export function nextProbeAtMs(clock, record, health, reportedAtMs, tuning) {
+    const last = clock.probedAtMs;
+    if (last === null)
+        return Number.NEGATIVE_INFINITY;
+    // Misses closer together than the spacing count once: probing sooner would not fail over sooner.
+    const soonest = last + tuning.missSpacingMs;
+    if (reportedAtMs !== null && reportedAtMs >= last)
+        return Math.max(reportedAtMs, soonest);
+    if (hasSuspect(record, health))
+        return soonest;
+    if (!clock.idle)
+        return last + tuning.heartbeatMs;
+    // As long again as it has been quiet: a dataflow that just stopped is still watched closely.
+    return last + Math.max(tuning.heartbeatMs, Math.min(tuning.idleProbeMs, last - clock.progressAtMs));
+}
+/**
+ * Whether a dataflow due at `dueAtMs` is probed by an alarm standing for `nowMs`: everything
+ * due within a heartbeat goes along, so active dataflows stay in step and share alarms.
+ */
+export function isDue(dueAtMs, nowMs, tuning) {
+    return dueAtMs <= nowMs + tuning.heartbeatMs;
+}
+/**
+ * The coordinator's schedule state: one clock per dataflow and the routers' latest
+ * reports, all in memory. Only each dataflow's idle marker is persisted (by the caller,
+ * when {@link MonitorSchedule.observe} says it flipped), so an instance woken from
+ * hibernation keeps probing an idle dataflow rarely.
+ */
+export class MonitorSchedule {
+    #clocks = new Map();
+    /** Latest report per replica name ("": about every dataflow), epoch ms. */
+    #reports = new Map();
+    #hurried = new Set();
+    #lastTickAtMs = Number.NEGATIVE_INFINITY;
+    #tuning;
+    #storedIdle;
+    /** @param storedIdle the idle marker persisted for a dataflow, or null. */
+    constructor(tuning, storedIdle) {
+        this.#tuning = tuning;
+        this.#storedIdle = storedIdle;
+    }
+    /**
+     * Records a router's report that `replica` (null: some replica) failed or is slow.
+     * @returns when the alarm should fire for it: now, unless a tick ran less than a miss spacing ago.
+     */
+    report(replica, nowMs) {
+        const key = replica ?? "";
+        this.#reports.set(key, Math.max(this.#reports.get(key) ?? Number.NEGATIVE_INFINITY, nowMs));
+        return Math.max(nowMs, this.#lastTickAtMs + this.#tuning.missSpacingMs);
+    }
+    /** When `record` is next due, epoch ms (−∞: now). */
+    dueAtMs(record, health) {
+        if (this.#hurried.has(record.id))
+            return Number.NEGATIVE_INFINITY;
+        return nextProbeAtMs(this.#clock(record.id), record, health, this.#reportedAtMs(record), this.#tuning);
+    }
+    /** Makes `id` due at once until its next tick (a recovery with work left continues right away). */
+    hurry(id) {
+        this.#hurried.add(id);
+    }
+    /**
+     * Updates the dataflow's clock after its tick that started at `startedAtMs`.
+     * @returns the clock's idle state and whether it flipped (the caller persists the marker then).
+     */
+    observe(record, health, startedAtMs) {
+        const before = this.#clock(record.id);
+        const after = observeTick(before, record, health, startedAtMs, this.#tuning);
+        this.#clocks.set(record.id, after);
+        this.#hurried.delete(record.id);
+        this.#lastTickAtMs = Math.max(this.#lastTickAtMs, startedAtMs);
+        for (const name of replicasToProbe(record))
+            if ((this.#reports.get(name) ?? Number.POSITIVE_INFINITY) < startedAtMs)
+                this.#reports.delete(name);
+        return { idle: after.idle, marker: { fingerprint: after.fingerprint ?? "", quietSinceMs: after.progressAtMs }, flipped: after.idle !== before.idle };
+    }
+    /** Drops the clocks of dataflows no longer in `ids`. */
+    retain(ids) {
+        for (const id of this.#clocks.keys())
+            if (!ids.has(id))
+                this.#clocks.delete(id);
+    }
+    #clock(id) {
+        let clock = this.#clocks.get(id);
+        if (!clock)
+            this.#clocks.set(id, (clock = freshClock(this.#storedIdle(id))));
+        return clock;
+    }
+    #reportedAtMs(record) {
+        const times = ["", ...replicasToProbe(record)].map((name) => this.#reports.get(name) ?? Number.NEGATIVE_INFINITY);
+        const latest = Math.max(...times);
+        return latest === Number.NEGATIVE_INFINITY ? null : latest;
+    }
+}

@@ -1,0 +1,185 @@
+import { compareResults } from "../wire/window-result.ts";
+import { emptyReplicaState, restoreReplicaState, statusOf } from "./replica-state.ts";
+import { Forwarder } from "./forwarder.ts";
+import { ackStandby, checkEpoch, configure, logBatches, replicate, takeCheckpoint } from "./replica-steps.ts";
+/** The refusal of a replica that was never initialised. */
+export const NOT_INITIALISED = { status: "behind", epoch: 0 };
+/** One replica: its storage, its tuning and its in-memory state (rebuilt after a restart). */
+export class ReplicaHost {
+    storage;
+    #tuning;
+    #state = null;
+    #forwarder;
+    /** @param forwardPort how this replica, as primary, reaches its standby. */
+    constructor(storage, tuning, forwardPort) {
+        this.storage = storage;
+        this.#tuning = tuning;
+        this.#forwarder = new Forwarder(forwardPort, {
+            view: () => {
+                const state = this.#state;
+                if (state?.meta.role !== "primary")
+                    return null;
+                const { epoch, hasStandby, standby, lsn, appliedLsn, standbyAckLsn } = state.meta;
+                return { epoch, hasStandby, standby, lsn, appliedLsn, standbyAckLsn, pending: state.pending };
+            },
+            readLog: (from, to) => this.storage.readLog(from, to),
+            acked: (epoch, standby, lsn) => {
+                const meta = this.#state?.meta;
+                if (meta?.epoch === epoch && meta.standby === standby)
+                    this.#step((state) => ackStandby(state, lsn, this.#tuning));
+                else
+                    this.#forwarder.settle();
+            },
+        });
+    }
+    /** Configures role and epoch; with `create`, makes an empty replica if there is none. */
+    init(msg) {
+        const state = this.load();
+        if (state)
+            return this.#step(() => configure(state, msg, this.#tuning));
+        if (msg.create !== true || msg.role === "retired")
+            return NOT_INITIALISED;
+        const { name, dataflowId, partition, spec, role, epoch, hasStandby, version } = msg;
+        const standby = hasStandby ? (msg.standby ?? null) : null;
+        const identity = { name, dataflowId, partition, spec, role, epoch, hasStandby, standby, holdLogAfterLsn: null, configVersion: version };
+        const meta = { v: 1, ...identity, lsn: 0, appliedLsn: 0, standbyAckLsn: 0, checkpointLsn: 0, checkpointOutputSeq: 0, outputSeq: 0 };
+        const fresh = emptyReplicaState(meta);
+        this.#persist(fresh, { log: [], outputs: [] });
+        this.#state = fresh;
+        return { status: "ok" };
+    }
+    /** Primary: logs the batches and answers once each is stable (the forwarder carries them to the standby). */
+    async write(msg) {
+        const logged = this.#step((state) => logBatches(state, msg, this.#tuning));
+        if (logged.status !== "ok")
+            return logged;
+        return { status: "ok", results: await Promise.all(logged.verdicts.map((v) => this.#outcome(v))) };
+    }
+    /** Primary: forwards whatever the standby lacks and answers once it holds every LSN logged so far. */
+    async flush(epoch) {
+        const state = this.load();
+        if (!state)
+            return NOT_INITIALISED;
+        const refusal = checkEpoch(state, epoch, "primary");
+        if (refusal)
+            return refusal;
+        const lsn = state.meta.lsn;
+        return this.#forwarder.waitStable(lsn).then(() => ({ status: "ok", lsn }), (err) => ({ status: "unconfirmed", reason: err.message }));
+    }
+    async #outcome(verdict) {
+        if ("done" in verdict)
+            return verdict.done;
+        const lsn = verdict.waitLsn;
+        try {
+            const { replicated, late } = await this.#forwarder.waitStable(lsn);
+            return verdict.status === "applied" ? { status: "applied", lsn, replicated, late } : { status: "duplicate", lsn, replicated };
+        }
+        catch (err) {
+            return { status: "unconfirmed", reason: err instanceof Error ? err.message : String(err) };
+        }
+    }
+    replicate(msg) {
+        return this.#step((state) => replicate(state, msg, this.#tuning));
+    }
+    /** Log entries in [fromLsn, toLsn] for a standby's gap fill or a fresh replica's catch-up. */
+    readLog(epoch, fromLsn, toLsn) {
+        const state = this.load();
+        if (!state)
+            return NOT_INITIALISED;
+        return checkEpoch(state, epoch, "primary") ?? this.storage.readLog(fromLsn, toLsn);
+    }
+    /** Closed results from storage plus open windows, all from the stable prefix. */
+    readResults(epoch, filter) {
+        const state = this.load();
+        if (!state)
+            return NOT_INITIALISED;
+        const refusal = checkEpoch(state, epoch, "primary");
+        if (refusal)
+            return refusal;
+        const closed = this.storage.readOutputs(filter, state.maxWindowMs);
+        const results = [...closed, ...state.operator.openResults(filter)].sort(compareResults);
+        return { status: "ok", results: filter.limit === undefined ? results : results.slice(0, filter.limit) };
+    }
+    /** Outputs after `afterSeq`, for copying to a fresh replica. */
+    readOutputPage(epoch, afterSeq, limit) {
+        const state = this.load();
+        if (!state)
+            return NOT_INITIALISED;
+        return checkEpoch(state, epoch, "primary") ?? { status: "ok", outputs: this.storage.readOutputPage(afterSeq, limit) };
+    }
+    /** Progress for probes and status pages, or null when never initialised. */
+    status() {
+        const state = this.load();
+        return state && statusOf(state);
+    }
+    /** A checkpoint of the stable state as it is now (for seeding a fresh replica). */
+    snapshot() {
+        const state = this.load();
+        if (!state)
+            return null;
+        const { appliedLsn: lsn, outputSeq } = state.meta;
+        return { v: 1, lsn, outputSeq, operator: state.operator.snapshot(), dedup: state.dedup };
+    }
+    /**
+     * Keeps every log entry above `lsn` until a standby is attached or the epoch changes
+     * (seeding). A hold only ever moves down: a late or repeated request must not release
+     * entries an earlier snapshot's copy still needs.
+     */
+    holdLog(lsn) {
+        const state = this.load();
+        if (!state)
+            return;
+        const current = state.meta.holdLogAfterLsn;
+        state.meta.holdLogAfterLsn = current === null ? lsn : Math.min(current, lsn);
+        this.#persist(state, { log: [], outputs: [] });
+    }
+    /** Checkpoints the stable state now (a survivor asked for a seed before its first checkpoint). */
+    checkpointNow() {
+        const state = this.load();
+        if (!state)
+            return;
+        const effects = { log: [], outputs: [] };
+        takeCheckpoint(state, effects);
+        this.#persist(state, effects);
+    }
+    /** Takes a freshly installed seed as its state without reading it back from storage. */
+    adopt(meta, checkpoint) {
+        this.#state = restoreReplicaState(meta, checkpoint, [], this.#tuning);
+    }
+    /** Drops memory so the next call reloads from storage (after a wipe or a failed write). */
+    forget() {
+        this.#state = null;
+        this.#forwarder.fail("the replica restarted");
+    }
+    #step(run) {
+        const state = this.load();
+        if (!state)
+            return NOT_INITIALISED;
+        const { reply, effects } = run(state);
+        this.#persist(state, effects);
+        this.#forwarder.settle(effects.late);
+        return reply;
+    }
+    #persist(state, effects) {
+        try {
+            this.storage.persist(state.meta, effects);
+        }
+        catch (err) {
+            // Memory ran ahead of storage: forget it so the next call reloads what is durable.
+            this.forget();
+            throw err;
+        }
+    }
+    /** Loads state on first use; a failed load leaves memory empty so the next call retries. */
+    load() {
+        if (this.#state)
+            return this.#state;
+        const meta = this.storage.loadMeta();
+        if (!meta)
+            return null;
+        const checkpoint = this.storage.loadCheckpoint();
+        const log = this.storage.readLog((checkpoint?.lsn ?? 0) + 1, meta.lsn);
+        this.#state = restoreReplicaState(meta, checkpoint, log, this.#tuning);
+        return this.#state;
+    }
+}

@@ -1,0 +1,168 @@
+/**
+ * The replica state machine's steps (DESIGN.md §4). Each takes the state and a message,
+ * mutates the state and returns a reply plus the storage writes the adapter must make
+ * atomically before it answers. Steps never do I/O.
+ */
+import { highestSeq, judgeSeq, recordSeq } from "../dedup.ts";
+import { applyEntry, logWeight } from "./replica-state.ts";
+const noEffects = () => ({ log: [], outputs: [] });
+/**
+ * Applies a coordinator's configuration to an existing replica. Refuses an older epoch,
+ * or an older route version within the epoch (a configuration delivered late).
+ * Losing the standby (or being promoted) makes every pending entry stable at once: it is
+ * durable on the only replica left. Gaining a standby restarts log retention from 0
+ * until the standby acknowledges.
+ */
+export function configure(state, msg, tuning) {
+    const meta = state.meta;
+    const older = msg.epoch < meta.epoch || (msg.epoch === meta.epoch && msg.version < meta.configVersion);
+    if (older)
+        return { reply: { status: "stale", epoch: meta.epoch }, effects: noEffects() };
+    const effects = noEffects();
+    meta.configVersion = msg.version;
+    const hadStandby = meta.role === "primary" && meta.hasStandby;
+    // A seeding hold (set by `beginSeed`) lasts until the seeded standby is attached
+    // or the epoch changes; configurations never shorten it otherwise.
+    if (msg.epoch !== meta.epoch || (msg.hasStandby && !hadStandby))
+        meta.holdLogAfterLsn = null;
+    meta.epoch = msg.epoch;
+    meta.role = msg.role;
+    meta.hasStandby = msg.role === "primary" && msg.hasStandby;
+    meta.standby = meta.hasStandby ? (msg.standby ?? null) : null;
+    // A retired replica keeps its pending entries unapplied: nobody acknowledged them.
+    if (meta.role === "primary" && !meta.hasStandby && state.pending.length > 0)
+        applyStable(state, state.pending.splice(0), tuning, effects);
+    if (meta.hasStandby && !hadStandby)
+        meta.standbyAckLsn = 0;
+    return { reply: { status: "ok" }, effects };
+}
+/** Refuses a call from another epoch or one that needs a role this replica does not hold. */
+export function checkEpoch(state, epoch, role) {
+    if (epoch < state.meta.epoch)
+        return { status: "stale", epoch: state.meta.epoch };
+    if (epoch > state.meta.epoch)
+        return { status: "behind", epoch: state.meta.epoch };
+    if (state.meta.role !== role)
+        return { status: "wrong-role", role: state.meta.role };
+    return null;
+}
+/**
+ * Primary: dedups each `(producer, seq)` against applied and pending entries (and the
+ * batches before it in the same write), assigns the next LSNs and logs the new entries.
+ * Without a standby they are stable at once and applied. A duplicate of a pending entry
+ * waits for that entry; one already applied waits until the standby holds it too.
+ */
+export function logBatches(state, msg, tuning) {
+    const refusal = checkEpoch(state, msg.epoch, "primary");
+    if (refusal)
+        return { reply: refusal, effects: noEffects() };
+    const effects = noEffects();
+    const meta = state.meta;
+    const verdicts = msg.batches.map((batch) => {
+        const verdict = judgeSeq(state.dedup, batch.producer, batch.seq, tuning.dedupWindow);
+        if (verdict === "too-old")
+            return { done: { status: "too-old", high: highestSeq(state.dedup, batch.producer) } };
+        const pending = state.pending.find((e) => e.producer === batch.producer && e.seq === batch.seq);
+        if (pending)
+            return { waitLsn: pending.lsn, status: "duplicate" };
+        if (verdict === "duplicate") {
+            if (!meta.hasStandby || meta.standbyAckLsn >= meta.appliedLsn)
+                return { done: { status: "duplicate", lsn: meta.appliedLsn, replicated: meta.hasStandby } };
+            return { waitLsn: meta.appliedLsn, status: "duplicate" };
+        }
+        const entry = { lsn: meta.lsn + 1, ...batch };
+        meta.lsn = entry.lsn;
+        effects.log.push(entry);
+        if (meta.hasStandby) {
+            state.pending.push(entry);
+            return { waitLsn: entry.lsn, status: "applied" };
+        }
+        applyStable(state, [entry], tuning, effects);
+        return { done: { status: "applied", lsn: entry.lsn, replicated: false, late: effects.late?.get(entry.lsn) ?? 0 } };
+    });
+    return { reply: { status: "ok", verdicts }, effects };
+}
+/**
+ * Standby: logs and applies entries strictly in LSN order, skipping those it holds.
+ * Answers `gap` with its LSN when it cannot reach `upToLsn` from what it was sent.
+ */
+export function replicate(state, msg, tuning) {
+    const refusal = checkEpoch(state, msg.epoch, "standby");
+    if (refusal)
+        return { reply: refusal, effects: noEffects() };
+    const effects = noEffects();
+    const fresh = [];
+    for (const entry of [...msg.entries].sort((a, b) => a.lsn - b.lsn)) {
+        if (entry.lsn <= state.meta.lsn)
+            continue;
+        if (entry.lsn !== state.meta.lsn + 1)
+            break;
+        fresh.push(entry);
+        state.meta.lsn = entry.lsn;
+    }
+    effects.log = fresh;
+    applyStable(state, fresh, tuning, effects);
+    const lsn = state.meta.lsn;
+    return { reply: lsn >= msg.upToLsn ? { status: "ok", lsn } : { status: "gap", lsn }, effects };
+}
+/** Primary: learns that the standby holds `lsn`, and applies the entries that became stable. */
+export function ackStandby(state, lsn, tuning) {
+    const effects = noEffects();
+    const acked = Math.min(lsn, state.meta.lsn);
+    if (acked > state.meta.standbyAckLsn)
+        state.meta.standbyAckLsn = acked;
+    let ready = 0;
+    while (ready < state.pending.length && (state.pending[ready]?.lsn ?? Infinity) <= acked)
+        ready++;
+    if (ready > 0)
+        applyStable(state, state.pending.splice(0, ready), tuning, effects);
+    return { reply: null, effects };
+}
+/** Applies stable entries to the operator and dedup state, numbering outputs and checkpointing on schedule. */
+function applyStable(state, entries, tuning, effects) {
+    const meta = state.meta;
+    for (const entry of entries) {
+        const lateBefore = state.operator.lateRecords();
+        applyEntry(state, entry, (result) => {
+            meta.outputSeq += 1;
+            effects.outputs.push({ outputSeq: meta.outputSeq, result });
+        });
+        const late = state.operator.lateRecords() - lateBefore;
+        if (late > 0)
+            (effects.late ??= new Map()).set(entry.lsn, late);
+        recordSeq(state.dedup, entry.producer, entry.seq, tuning.dedupWindow);
+        meta.appliedLsn = entry.lsn;
+        state.sinceCheckpoint += 1;
+        state.charsSinceCheckpoint += logWeight(entry);
+    }
+    // A checkpoint writes the whole state, so it also waits until the log since the last one
+    // is a quarter of that size: checkpoint cost stays proportional to the data ingested,
+    // and a restart replays at most that much log (issue 5: large states). While a fresh
+    // standby is seeded from the stored checkpoint, that checkpoint must stay as it is.
+    const due = state.sinceCheckpoint >= tuning.checkpointEvery && state.charsSinceCheckpoint * 4 >= state.lastCheckpointChars;
+    if (due && meta.holdLogAfterLsn === null)
+        takeCheckpoint(state, effects);
+}
+/** Snapshots the stable state into `effects` and trims the log behind it where allowed. */
+export function takeCheckpoint(state, effects) {
+    const meta = state.meta;
+    const checkpoint = { v: 1, lsn: meta.appliedLsn, outputSeq: meta.outputSeq, operator: state.operator.snapshot(), dedup: state.dedup };
+    // Serialized now: the next step mutates the operator state in place.
+    const body = JSON.stringify(checkpoint);
+    effects.checkpoint = { lsn: meta.appliedLsn, body };
+    state.lastCheckpointChars = body.length;
+    state.charsSinceCheckpoint = 0;
+    state.sinceCheckpoint = 0;
+    meta.checkpointLsn = meta.appliedLsn;
+    meta.checkpointOutputSeq = meta.outputSeq;
+    effects.trimLogThrough = trimmableThrough(meta);
+}
+/** The highest LSN the log may drop: behind the checkpoint, the standby's ack and any seeding hold. */
+function trimmableThrough(meta) {
+    let through = meta.checkpointLsn;
+    if (meta.role === "primary" && meta.hasStandby)
+        through = Math.min(through, meta.standbyAckLsn);
+    if (meta.holdLogAfterLsn !== null)
+        through = Math.min(through, meta.holdLogAfterLsn);
+    return through;
+}

@@ -1,0 +1,60 @@
+/**
+ * Writes one posted batch to every partition it touches, across every dataflow reading
+ * the stream, concurrently. A stale-epoch answer triggers one routing refresh and a retry
+ * of that partition (safe: replicas dedup). Any partition that cannot confirm the batch
+ * turns the whole answer into an error, so the client resends with the same seq.
+ */
+import { FluxError } from "../errors.ts";
+import { writePartition } from "./write-partition.ts";
+/**
+ * Runs the protocol for all sub-batches.
+ * @param send one batch to a primary (alone, or coalesced with concurrent ones).
+ * @param refresh fetches fresh routing for the stream after a stale-epoch answer.
+ * @throws FluxError `SEQ_TOO_OLD` (409) or `UNAVAILABLE` (503, retryable) naming the partitions.
+ */
+export async function writeBatch(send, routed, batch, refresh) {
+    let fresh;
+    const refreshOnce = () => (fresh ??= refresh());
+    const writeOne = async (record, partition, records) => {
+        const attempt = async (rec) => {
+            const route = rec.routes[partition];
+            if (!route)
+                return { status: "incomplete", partition, replica: "", reason: "partition missing from routing" };
+            try {
+                return await writePartition(send, route, { ...batch, records });
+            }
+            catch (err) {
+                return { status: "incomplete", partition, replica: route.primary, reason: err instanceof Error ? err.message : String(err) };
+            }
+        };
+        const first = await attempt(record);
+        if (first.status !== "refused" || first.refusal.status !== "stale")
+            return first;
+        const updated = (await refreshOnce()).find((r) => r.id === record.id);
+        return updated ? attempt(updated) : first;
+    };
+    const outcomes = await Promise.all(routed.map(async ({ record, subBatches }) => ({
+        dataflow: record.id,
+        outcomes: await Promise.all([...subBatches].map(([partition, records]) => writeOne(record, partition, JSON.stringify(records)))),
+    })));
+    return outcomes.map(({ dataflow, outcomes: list }) => ({ dataflow, partitions: list.map((o) => toAck(dataflow, o, batch)) }));
+}
+/** What a replica's refusal means for the client, in the product's words. */
+const REFUSAL_WORDS = {
+    stale: "has moved to a newer epoch (a fail-over happened while the batch was written)",
+    behind: "has not been configured for this epoch yet (a fail-over or recovery is under way)",
+    "wrong-role": "no longer holds the role the routing gave it (a fail-over is under way)",
+};
+function toAck(dataflow, outcome, batch) {
+    switch (outcome.status) {
+        case "applied":
+        case "duplicate":
+            return { partition: outcome.partition, lsn: outcome.lsn, replicated: outcome.replicated, duplicate: outcome.status === "duplicate", late: outcome.late };
+        case "too-old":
+            throw new FluxError("SEQ_TOO_OLD", `seq ${batch.seq} of producer '${batch.producer}' is below the dedup window of partition ${outcome.partition} of dataflow '${dataflow}' (highest seq ${outcome.high}); its outcome cannot be confirmed`, { dataflow, partition: outcome.partition, highestSeq: outcome.high });
+        case "refused":
+            throw new FluxError("UNAVAILABLE", `partition ${outcome.partition} of dataflow '${dataflow}' could not confirm the batch: replica ${outcome.replica} ${REFUSAL_WORDS[outcome.refusal.status]}; retry with the same Flux-Seq`, { dataflow, partition: outcome.partition, replica: outcome.replica, refusal: outcome.refusal });
+        case "incomplete":
+            throw new FluxError("UNAVAILABLE", `partition ${outcome.partition} of dataflow '${dataflow}' could not confirm the batch: replica ${outcome.replica || "(none in routing)"} did not answer in time or failed, so the monitor is probing it and fails it over if it stays down; retry with the same Flux-Seq`, { dataflow, partition: outcome.partition, replica: outcome.replica, reason: outcome.reason });
+    }
+}

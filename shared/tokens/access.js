@@ -1,0 +1,52 @@
+/**
+ * The access a request needs. `pathname` is the raw URL path; segments are percent-decoded
+ * the way the router decodes its parameters. Anything not listed needs the general API.
+ */
+export function requiredAccess(method, pathname) {
+    const segments = pathname.split("/").slice(1).map(decodeSegment);
+    const [v1, resource, name, sub, ...rest] = segments;
+    const reading = method === "GET" || method === "HEAD";
+    if (v1 !== "v1" || segments.includes(null))
+        return { kind: "api" };
+    if (resource === "admin")
+        return name === "tokens" && sub === undefined ? { kind: "mint" } : { kind: "admin" };
+    if (rest.length > 0 || !name)
+        return resource === "status" && reading && name === undefined ? { kind: "status" } : { kind: "api" };
+    if (resource === "streams" && sub === "events" && method === "POST")
+        return { kind: "ingest", stream: name };
+    if (resource === "dataflows" && reading && (sub === undefined || sub === "results" || sub === "subscribe"))
+        return { kind: "read", dataflow: name };
+    return { kind: "api" };
+}
+/**
+ * Whether `principal` may make a request needing `access`. The admin token may do
+ * everything; a signed admin token everything except minting (so a leaked short-lived
+ * token cannot extend itself); the API token everything outside `/v1/admin`.
+ */
+export function isAllowed(principal, access) {
+    if (principal.kind === "admin")
+        return true;
+    if (principal.kind === "api")
+        return access.kind !== "admin" && access.kind !== "mint";
+    const { claims } = principal;
+    switch (claims.scope) {
+        case "admin":
+            return access.kind !== "mint";
+        case "ingest":
+            return access.kind === "ingest" && claims.streams.includes(access.stream);
+        case "read":
+            return access.kind === "status" || (access.kind === "read" && claims.dataflows.includes(access.dataflow));
+    }
+}
+/** Whether `principal` may see dataflow `id` (in `/v1/status`). */
+export function canReadDataflow(principal, id) {
+    return isAllowed(principal, { kind: "read", dataflow: id });
+}
+function decodeSegment(segment) {
+    try {
+        return decodeURIComponent(segment);
+    }
+    catch {
+        return null;
+    }
+}

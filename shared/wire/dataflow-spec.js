@@ -1,0 +1,108 @@
+/**
+ * The dataflow spec accepted by `PUT /v1/dataflows/{id}` and stored by the coordinator.
+ * Unknown fields are rejected at the HTTP boundary so typos never pass silently.
+ */
+import { z } from "zod";
+import { FieldPathSchema } from "../field-path.ts";
+import { FilterSchema, StoredFilterSchema } from "./filter.ts";
+import { checkSpec } from "./spec-checks.ts";
+/**
+ * Names of streams, dataflows and aggregates: letters, digits, `_`, `-`, `.`, at most 64,
+ * starting with a letter, digit or `_` (so never `.` or `..` in a path), but not with `__`
+ * (`__proto__` and friends would be dropped silently by object records). One regular expression, so the OpenAPI document states exactly this rule.
+ */
+export const NameSchema = z
+    .string()
+    .max(64)
+    .regex(/^(?!__)[A-Za-z0-9_][A-Za-z0-9_.-]*$/, "use letters, digits, '_', '-' or '.', starting with a letter, digit or '_' but not '__' (at most 64)");
+/** For new specs: paths without empty names, output fields without `.` (issue 11). */
+const STRICT_NAMES = { field: FieldPathSchema, projected: z.string().max(128).regex(/^[^.]+$/, "an output field name without '.'"), filter: FilterSchema };
+/** For stored specs: any name accepted before issue 11 still loads, so a stored dataflow never stops parsing. */
+const STORED_NAMES = { field: z.string().min(1).max(256), projected: z.string().min(1).max(128), filter: StoredFilterSchema };
+/** Most entries a `topk` summary tracks. */
+const MAX_TOPK_CAPACITY = 1000;
+/**
+ * One aggregate of a window. `count` takes no field; `sum`/`min`/`max`/`avg` a numeric
+ * field; `distinct` estimates the number of distinct values of a field (HyperLogLog,
+ * 2^precision registers, relative standard error 1.04/√(2^precision): 1.6 % at the
+ * default 12); `topk` reports the `k` most frequent values of a field (or heaviest, by
+ * the numeric `weight` field), tracked in a Space-Saving summary of `capacity` entries.
+ */
+const aggregateSpecSchema = (field) => z.discriminatedUnion("op", [
+    z.strictObject({ op: z.literal("count") }),
+    z.strictObject({ op: z.enum(["sum", "min", "max", "avg"]), field }),
+    z.strictObject({ op: z.literal("distinct"), field, precision: z.number().int().min(4).max(14).default(12) }),
+    z
+        .strictObject({
+        op: z.literal("topk"),
+        field,
+        k: z.number().int().min(1).max(100),
+        weight: field.optional(),
+        capacity: z.number().int().min(1).max(MAX_TOPK_CAPACITY).optional(),
+    })
+        .refine((a) => a.capacity === undefined || a.capacity >= a.k, { message: "capacity must be at least k", path: ["capacity"] }),
+]);
+/** Tumbling event-time windows of `sizeMs`, closed once the watermark passes their end plus lateness. */
+const DurationSchema = z.number().int().min(1).max(366 * 86400000);
+const LatenessSchema = z.number().int().min(0).max(366 * 86400000).default(0);
+/** Most windows one record may fall into (sliding windows: sizeMs / slideMs). */
+const MAX_WINDOWS_PER_RECORD = 60;
+/**
+ * Event-time windows. Tumbling: [k·size, (k+1)·size). Sliding: windows of `sizeMs`
+ * starting every `slideMs`, which must divide `sizeMs` (at most 60 windows per record).
+ */
+const WindowSpecSchema = z.discriminatedUnion("kind", [
+    z.strictObject({ kind: z.literal("tumbling"), sizeMs: DurationSchema, allowedLatenessMs: LatenessSchema }),
+    z
+        .strictObject({ kind: z.literal("sliding"), sizeMs: DurationSchema, slideMs: DurationSchema, allowedLatenessMs: LatenessSchema })
+        .refine((w) => w.sizeMs % w.slideMs === 0, { message: "slideMs must divide sizeMs", path: ["slideMs"] })
+        .refine((w) => w.sizeMs / w.slideMs <= MAX_WINDOWS_PER_RECORD, { message: `sizeMs / slideMs must be at most ${MAX_WINDOWS_PER_RECORD}`, path: ["slideMs"] }),
+]);
+const ParamScalarSchema = z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]);
+/**
+ * A custom operator from the registry (`shared/operators/registry.ts`) and its parameters:
+ * an object of scalars or arrays of scalars, checked by the operator's own schema.
+ */
+const OperatorRefSchema = z.strictObject({ name: NameSchema, params: z.record(z.string(), z.union([ParamScalarSchema, z.array(ParamScalarSchema).max(1000)])).default({}) });
+/** A whole dataflow's structure, with fields named as `names` says. */
+const specStructure = (names) => z.strictObject({
+    stream: NameSchema,
+    /** Only events passing this filter (on the fields as posted) are counted; the others are dropped by the router. */
+    filter: names.filter.optional(),
+    /** Output field → dotted path in the posted event. When set, key, time and aggregate fields name output fields. */
+    project: z
+        .record(names.projected, names.field)
+        .refine((p) => Object.keys(p).length > 0 && Object.keys(p).length <= 64, "between 1 and 64 fields")
+        .optional(),
+    /** One field, or several: then the key is the JSON array of their values as strings, e.g. `["10.0.0.1","443"]`. */
+    key: z.union([names.field, z.array(names.field).min(1).max(8)]),
+    timeField: names.field.optional(),
+    window: WindowSpecSchema.optional(),
+    aggregates: z
+        .record(NameSchema, aggregateSpecSchema(names.field))
+        .refine((aggregates) => Object.keys(aggregates).length > 0, "at least one aggregate")
+        .refine((aggregates) => Object.keys(aggregates).length <= 32, "at most 32 aggregates")
+        .meta({ minProperties: 1, maxProperties: 32 })
+        .optional(),
+    operator: OperatorRefSchema.optional(),
+    /**
+     * For idle partitions: the monitor writes a clock tick into every partition's log each
+     * heartbeat, advancing event time to at least (wall-clock time − idleAdvanceMs).
+     */
+    idleAdvanceMs: z.number().int().min(0).max(366 * 86400000).optional(),
+    partitions: z.number().int().min(1).max(64).default(4),
+    replication: z.union([z.literal(1), z.literal(2)]).default(2),
+});
+/**
+ * A whole dataflow: stream → [filter] → [project] → keyBy(key) → window → aggregates,
+ * or → a custom operator instead of window and aggregates; over P partitions and R replicas.
+ * This is the structure, as stored and shown: reading a stored spec never depends on
+ * which operators are registered now, nor on name rules added later. {@link DataflowSpecSchema} adds the checks.
+ */
+export const StoredDataflowSpecSchema = specStructure(STORED_NAMES);
+/**
+ * A spec as `PUT /v1/dataflows/{id}` accepts it: the structure with field paths checked,
+ * plus the rules across fields, the registry's operator and parameter checks, and the
+ * cost budget (`spec-checks.ts`); every issue names the field at fault.
+ */
+export const DataflowSpecSchema = specStructure(STRICT_NAMES).superRefine(checkSpec);

@@ -1,0 +1,136 @@
+/**
+ * Payloads of the RPCs between routers, the coordinator and replicas (DESIGN.md §4).
+ * Internal callers pass already-typed values; replies are result unions keyed on
+ * `status`, never exceptions, for expected outcomes such as a stale epoch.
+ */
+import { z } from "zod";
+import { StoredDataflowSpecSchema } from "./dataflow-spec.ts";
+import { LogEntrySchema, RoleSchema } from "./persisted.ts";
+import { WindowResultSchema } from "./window-result.ts";
+/** Which dataflow partition a replica serves. */
+const ReplicaIdentitySchema = z.object({
+    name: z.string(),
+    dataflowId: z.string(),
+    partition: z.number().int().min(0),
+    spec: StoredDataflowSpecSchema,
+});
+/**
+ * Sent by the coordinator to (re)configure a replica for an epoch. Idempotent. Only a
+ * dataflow's creation sets `create`: a route member that lost its state must be
+ * replaced, never silently re-created empty.
+ */
+const InitReplicaSchema = ReplicaIdentitySchema.extend({
+    role: RoleSchema,
+    epoch: z.number().int().min(1),
+    hasStandby: z.boolean(),
+    /** The primary's standby, to which it forwards every entry itself (null: none, or not a primary). */
+    standby: z.string().nullable().optional(),
+    /** The route's version: within an epoch, a configuration older than one applied is ignored (late deliveries). */
+    version: z.number().int().min(0),
+    create: z.boolean().optional(),
+});
+/**
+ * One batch for a partition: its idempotency key (the origin of the entry: a client
+ * producer, the monitor's clock, later an upstream partition's outbox) and its records.
+ */
+const WriteBatchSchema = z.object({
+    producer: z.string(),
+    seq: z.number().int().min(1),
+    records: z.string(),
+});
+/**
+ * Sent to the primary: batches (from one router, coalesced) it dedups, logs and forwards
+ * to its standby itself, answering once each is stable (DESIGN.md §4, issue 12).
+ */
+const WriteSchema = z.object({
+    epoch: z.number().int().min(1),
+    batches: z.array(WriteBatchSchema),
+});
+/** Log entries sent to the standby, which must end up holding every LSN up to `upToLsn`. */
+const ReplicateSchema = z.object({
+    epoch: z.number().int().min(1),
+    entries: z.array(LogEntrySchema),
+    upToLsn: z.number().int().min(0),
+});
+/** Refusals every replica call may answer with instead of doing the work. */
+const RefusalSchema = z.discriminatedUnion("status", [
+    /** The caller's epoch is older than the replica's: refresh routing. */
+    z.object({ status: z.literal("stale"), epoch: z.number().int() }),
+    /** The caller's epoch is newer than the replica has been told about: it is not ready. */
+    z.object({ status: z.literal("behind"), epoch: z.number().int() }),
+    /** The replica does not hold the role the call needs in this epoch. */
+    z.object({ status: z.literal("wrong-role"), role: RoleSchema.nullable() }),
+]);
+/**
+ * What became of one batch of a {@link Write}. `replicated`: its standby holds it (false
+ * while the partition has no standby). `late`: records the operator dropped as too late
+ * when the entry was applied. `unconfirmed`: logged (or not) but not known to be stable;
+ * resend it with the same seq.
+ */
+const BatchOutcomeSchema = z.union([
+    z.object({ status: z.literal("applied"), lsn: z.number().int(), replicated: z.boolean(), late: z.number().int() }),
+    /** Already logged here; `lsn` covers it. */
+    z.object({ status: z.literal("duplicate"), lsn: z.number().int(), replicated: z.boolean() }),
+    /** Below the dedup window: cannot tell whether it was applied. */
+    z.object({ status: z.literal("too-old"), high: z.number().int() }),
+    z.object({ status: z.literal("unconfirmed"), reason: z.string() }),
+]);
+/** The primary's answer to {@link Write}: one outcome per batch, in order. */
+const WriteReplySchema = z.union([z.object({ status: z.literal("ok"), results: z.array(BatchOutcomeSchema) }), RefusalSchema]);
+/** The primary's answer to a flush: its standby holds every LSN up to `lsn`, or why not. */
+const FlushReplySchema = z.union([
+    z.object({ status: z.literal("ok"), lsn: z.number().int() }),
+    z.object({ status: z.literal("unconfirmed"), reason: z.string() }),
+    RefusalSchema,
+]);
+/** The standby's answer to {@link Replicate}: `ok` when it holds `upToLsn`, else `gap` with what it holds. */
+const ReplicateReplySchema = z.union([
+    z.object({ status: z.literal("ok"), lsn: z.number().int() }),
+    z.object({ status: z.literal("gap"), lsn: z.number().int() }),
+    RefusalSchema,
+]);
+/** A replica's progress, for probes and status pages. */
+export const ReplicaStatusSchema = z.object({
+    name: z.string(),
+    dataflowId: z.string(),
+    partition: z.number().int(),
+    role: RoleSchema.nullable(),
+    epoch: z.number().int(),
+    hasStandby: z.boolean(),
+    standby: z.string().nullable(),
+    holdLogAfterLsn: z.number().int().nullable(),
+    configVersion: z.number().int(),
+    lsn: z.number().int(),
+    appliedLsn: z.number().int(),
+    standbyAckLsn: z.number().int(),
+    checkpointLsn: z.number().int(),
+    outputSeq: z.number().int(),
+    lateRecords: z.number().int(),
+});
+/** The survivor's answer to a request to start a seed snapshot. */
+const BeginSeedReplySchema = z.union([
+    z.object({ status: z.literal("ok"), id: z.string(), lsn: z.number().int(), outputSeq: z.number().int(), chunks: z.number().int() }),
+    RefusalSchema,
+]);
+/** One chunk of a seed snapshot, or `gone` when the survivor no longer holds that snapshot. */
+const SeedChunkReplySchema = z.union([
+    z.object({ status: z.literal("ok"), body: z.string() }),
+    z.object({ status: z.literal("gone") }),
+    RefusalSchema,
+]);
+/** A window result with its per-partition output sequence number. */
+const NumberedOutputSchema = z.object({ outputSeq: z.number().int().min(1), result: WindowResultSchema });
+/** Installs a copied snapshot on a fresh replica, which becomes a standby at `epoch`. */
+const FinishSeedSchema = ReplicaIdentitySchema.extend({
+    epoch: z.number().int().min(1),
+    snapshotId: z.string(),
+    chunks: z.number().int().min(1),
+    lsn: z.number().int().min(0),
+    outputSeq: z.number().int().min(0),
+});
+/** The fresh replica's answer to {@link FinishSeed}. */
+const FinishSeedReplySchema = z.union([
+    z.object({ status: z.literal("ok"), lsn: z.number().int() }),
+    z.object({ status: z.literal("incomplete"), missing: z.string() }),
+    RefusalSchema,
+]);

@@ -1,0 +1,89 @@
+/**
+ * The coordinator's durable records: dataflows, their routing tables and the monitor's
+ * bookkeeping per partition (DESIGN.md §4). Every routing change bumps `epoch` and
+ * `version`; replicas refuse calls from older epochs.
+ */
+import { z } from "zod";
+import { StoredDataflowSpecSchema } from "./dataflow-spec.ts";
+import { ReplicaStatusSchema } from "./replica-rpc.ts";
+/** Health of a partition as the coordinator sees it. */
+const PartitionStatusSchema = z.enum(["healthy", "degraded", "recovering", "unavailable"]);
+/** Progress of seeding a fresh standby from the surviving primary (DESIGN.md §4, online recovery). */
+const RecoverySchema = z.object({
+    /** The fresh replica being seeded. */
+    replica: z.string(),
+    startedAtMs: z.number(),
+    /**
+     * `seeding`: copying the snapshot and outputs; `catching-up`: replaying the survivor's
+     * log; `attached`: standby under a new epoch, still copying what the primary logged
+     * alone (up to `attachLsn`) before the partition counts as healthy again.
+     */
+    phase: z.enum(["seeding", "catching-up", "attached"]),
+    /** In `attached`: the primary's LSN once it knew its new standby; everything up to it must be copied. */
+    attachLsn: z.number().int().nullable().default(null),
+    /** The snapshot being copied: the survivor's id for it, its LSN, chunk count and output count. */
+    snapshot: z
+        .object({ id: z.string(), lsn: z.number().int(), chunks: z.number().int(), outputSeq: z.number().int() })
+        .nullable(),
+    /** How many snapshot chunks and outputs the fresh replica holds so far. */
+    chunksCopied: z.number().int(),
+    outputsCopied: z.number().int(),
+});
+/** Routing for one partition: which replica is primary, which standby, in which epoch. */
+const PartitionRouteSchema = z.object({
+    partition: z.number().int().min(0),
+    epoch: z.number().int().min(1),
+    primary: z.string(),
+    standby: z.string().nullable(),
+    status: PartitionStatusSchema,
+    /** Bumped on every change of this route. */
+    version: z.number().int().min(1),
+    /** Generation number the next fresh replica of this partition gets. */
+    nextGeneration: z.number().int().min(0).default(2),
+    /** Replaced replicas still to be told to retire (they may be down: zombies in waiting). */
+    retired: z.array(z.string()).default([]),
+    /** Location hint each replica was created with (null: none). */
+    hints: z.record(z.string(), z.string().nullable()).default({}),
+    recovery: RecoverySchema.nullable().default(null),
+});
+/** A fail-over or recovery step, kept for the status page. */
+const MonitorEventSchema = z.object({
+    atMs: z.number(),
+    partition: z.number().int(),
+    kind: z.enum(["takeover", "degraded", "unavailable", "resumed", "recovery-started", "recovery-finished", "recovery-restarted"]),
+    detail: z.string(),
+});
+/** A dataflow as stored: its spec and routing table. `ready` once every replica was initialised. */
+export const DataflowRecordSchema = z.object({
+    v: z.literal(1),
+    id: z.string(),
+    spec: StoredDataflowSpecSchema,
+    createdAtMs: z.number(),
+    ready: z.boolean(),
+    /** Set by `DELETE`: routers skip it while its replicas' state is being removed. */
+    deleting: z.boolean().default(false),
+    routes: z.array(PartitionRouteSchema),
+    /** Newest last; at most {@link MAX_EVENTS}. */
+    events: z.array(MonitorEventSchema).default([]),
+});
+/** How many recent monitor events a dataflow keeps. */
+export const MAX_EVENTS = 50;
+/** What the monitor remembers of one replica between ticks. */
+const ReplicaHealthSchema = z.object({
+    /** Consecutive probes missed (or answered without state). */
+    misses: z.number().int().min(0),
+    lastOkAtMs: z.number().nullable(),
+    /** When the last counted miss happened (misses closer together than half a heartbeat count once). */
+    lastMissAtMs: z.number().nullable().default(null),
+    /** The last status the replica answered with. */
+    last: ReplicaStatusSchema.nullable(),
+});
+/** Health of every replica the monitor watches, by replica name. */
+export const HealthMapSchema = z.record(z.string(), ReplicaHealthSchema);
+/**
+ * The monitor's answer to a router's report of a slow call (`reportSuspect`):
+ * `replaced`: the replica no longer serves its partition (the router abandons the call);
+ * `answering`: a probe sent after the report was answered (busy, not failed: keep waiting);
+ * `undecided`: neither within the router's call timeout.
+ */
+const SuspectVerdictSchema = z.enum(["replaced", "answering", "undecided"]);

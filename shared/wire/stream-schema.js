@@ -1,0 +1,135 @@
+/**
+ * Declared stream schemas (DESIGN.md §3, issue 6): `PUT /v1/streams/{stream}` declares
+ * the fields events carry and their types. Routers then validate every posted event
+ * with a zod schema built from the declaration (one bad event refuses the whole batch),
+ * and a dataflow may only read declared fields of a suitable type. Streams without a
+ * declaration accept any JSON object, as before.
+ */
+import { z } from "zod";
+import { fieldUses } from "./spec-checks.ts";
+import { filterFields } from "./filter.ts";
+import { FieldPathSchema, splitFieldPath } from "../field-path.ts";
+const FieldTypeSchema = z.enum(["string", "number", "integer", "boolean", "time", "object", "array"]);
+/** Names of `Object.prototype` members: a declared field of such a name would read an inherited value where it is absent. */
+const PROTOTYPE_NAMES = Object.getOwnPropertyNames(Object.prototype).map((name) => name.replace(/[$]/g, "\\$&")).join("|");
+/**
+ * A field name or dotted path into nested objects, such as `flow.src`: the same paths specs
+ * read (`shared/field-path.ts`), with no name of an `Object.prototype` member.
+ */
+const PathSchema = FieldPathSchema.regex(new RegExp(`^(?!(.*\\.)?(${PROTOTYPE_NAMES})(\\.|$))`), "must not use a name of Object.prototype (such as __proto__ or constructor)");
+/** The body of `PUT /v1/streams/{stream}`. */
+export const StreamSchemaSchema = z.strictObject({
+    /** Field path → type; `time` is epoch milliseconds or an ISO-8601 date-time; required unless `required: false`. */
+    fields: z
+        .record(PathSchema, z.strictObject({ type: FieldTypeSchema, required: z.boolean().default(true) }))
+        .refine((fields) => Object.keys(fields).length >= 1 && Object.keys(fields).length <= 200, "between 1 and 200 fields")
+        .meta({ minProperties: 1, maxProperties: 200 })
+        .superRefine((fields, ctx) => {
+        for (const path of Object.keys(fields)) {
+            const parts = splitFieldPath(path);
+            for (let i = 1; i < parts.length; i++) {
+                const parent = parts.slice(0, i).join(".");
+                const declared = Object.hasOwn(fields, parent) ? fields[parent] : undefined;
+                if (declared && declared.type !== "object")
+                    ctx.addIssue({ code: "custom", path: [path], message: `'${parent}' is declared as ${declared.type}, not object` });
+            }
+        }
+    }),
+    /** Whether events may carry fields that are not declared (at every declared level). */
+    additionalFields: z.boolean().default(true),
+});
+/** A stream as the coordinator stores it and the API shows it. */
+export const StreamRecordSchema = z.object({
+    name: z.string(),
+    schema: StreamSchemaSchema,
+    updatedAt: z.string(),
+});
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+const leafSchema = {
+    string: () => z.string(),
+    number: () => z.number(),
+    integer: () => z.number().int(),
+    boolean: () => z.boolean(),
+    time: () => z.union([z.number().min(0), z.string().regex(ISO_DATE_TIME, "an ISO-8601 date-time")], { error: "epoch milliseconds or an ISO-8601 date-time" }),
+    object: () => z.record(z.string(), z.unknown()),
+    array: () => z.array(z.unknown()),
+};
+/** The zod schema of one event of `schema` (nested objects for dotted paths). */
+export function eventSchemaOf(schema) {
+    const root = { required: true, children: new Map() };
+    for (const [path, field] of Object.entries(schema.fields)) {
+        let node = root;
+        for (const part of splitFieldPath(path)) {
+            let child = node.children.get(part);
+            if (!child)
+                node.children.set(part, (child = { required: false, children: new Map() }));
+            // A required field makes the objects holding it required too.
+            if (field.required)
+                child.required = true;
+            node = child;
+        }
+        node.type = field.type;
+    }
+    const build = (node) => {
+        if (node.children.size === 0)
+            return leafSchema[node.type ?? "object"]();
+        const shape = {};
+        for (const [name, child] of node.children)
+            shape[name] = child.required ? build(child) : build(child).optional();
+        return schema.additionalFields ? z.looseObject(shape) : z.strictObject(shape);
+    };
+    return build(root);
+}
+/** Problems as one line of an error message: `path: message; path: message`. */
+export function describeProblems(problems) {
+    return problems.map((p) => `${p.path.join(".")}: ${p.message}`).join("; ");
+}
+/** Problems of a dataflow reading a stream of this schema, with the spec path of each. */
+export function specProblems(schema, spec) {
+    const problems = [];
+    const optional = (path) => schema.fields[path]?.required === false;
+    const typeOf = (path) => {
+        if (Object.hasOwn(schema.fields, path))
+            return schema.fields[path]?.type ?? "undeclared";
+        const parts = splitFieldPath(path);
+        for (let i = parts.length - 1; i >= 1; i--)
+            if (schema.fields[parts.slice(0, i).join(".")]?.type === "object")
+                return "inside-object";
+        return "undeclared";
+    };
+    const accepts = {
+        key: ["string", "number", "integer"],
+        time: ["time", "number", "integer"],
+        number: ["number", "integer"],
+        string: ["string", "number", "integer"],
+    };
+    for (const use of fieldUses(spec)) {
+        const source = spec.project ? (spec.project[use.field] ?? use.field) : use.field;
+        const type = typeOf(source);
+        // With a projection, an undeclared path is reported once, at its `project` entry below.
+        if (type === "undeclared") {
+            if (!spec.project)
+                problems.push({ path: use.path, message: `stream '${spec.stream}' declares no field '${source}'` });
+        }
+        else if (type !== "inside-object" && !accepts[use.need]?.includes(type)) {
+            problems.push({ path: use.path, message: `'${source}' is declared as ${type}; this use needs ${accepts[use.need]?.join(" or ")}` });
+        }
+        else if (optional(source)) {
+            // Every event the dataflow counts needs it; a conforming event without it would refuse the batch.
+            problems.push({ path: use.path, message: `'${source}' is optional in stream '${spec.stream}', but this use needs it in every event: declare it required` });
+        }
+    }
+    if (spec.filter) {
+        for (const field of filterFields(spec.filter)) {
+            if (typeOf(field) === "undeclared")
+                problems.push({ path: ["filter"], message: `stream '${spec.stream}' declares no field '${field}'` });
+        }
+    }
+    if (spec.project) {
+        for (const [name, path] of Object.entries(spec.project)) {
+            if (typeOf(path) === "undeclared")
+                problems.push({ path: ["project", name], message: `stream '${spec.stream}' declares no field '${path}'` });
+        }
+    }
+    return problems;
+}

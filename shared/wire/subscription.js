@@ -1,0 +1,54 @@
+/**
+ * Subscription cursors (issue 6): the last output sequence number a subscriber has seen
+ * for each partition, written `seq,seq,...` in partition order. Outputs are numbered the
+ * same on every replica of a partition, so a cursor survives a fail-over unchanged.
+ */
+import { z } from "zod";
+import { AggregateValueSchema } from "./window-result.ts";
+/** A cursor string as it appears in `?cursor=` or `Last-Event-ID`. */
+export const CursorTextSchema = z.string().max(2000).regex(/^\d{1,15}(,\d{1,15})*$/, "a cursor like 0,12,3 (one number per partition)");
+/** The query of `GET /v1/dataflows/{id}/subscribe`. */
+export const SubscribeQuerySchema = z.strictObject({
+    cursor: CursorTextSchema.optional(),
+    /** How long this response streams before it ends (the client reconnects with its cursor), ms, at most 300000. */
+    maxMs: z
+        .string()
+        .regex(/^(\d{1,5}|[012]\d{5}|300000)$/, "milliseconds, at most 300000")
+        .transform(Number)
+        .optional(),
+    /** A signed read token for browsers' EventSource (checked by functions/auth.ts, which never logs it). */
+    access_token: z
+        .string()
+        .meta({
+        description: "a signed read token for this dataflow, for clients that cannot set Authorization (EventSource); a WebSocket may instead offer the subprotocols `flux.v1` and `flux-token.<token>`, and the server selects `flux.v1`. Long-lived tokens are refused here",
+    })
+        .optional(),
+});
+/**
+ * Reads a cursor for a dataflow of `partitions` partitions; absent means from the start.
+ * @returns null when it names a different number of partitions.
+ */
+export function parseCursor(text, partitions) {
+    if (text === undefined || text === "")
+        return new Array(partitions).fill(0);
+    const seqs = text.split(",").map(Number);
+    return seqs.length === partitions ? seqs : null;
+}
+/** Writes a cursor. */
+export function formatCursor(seqs) {
+    return seqs.join(",");
+}
+/** One `window` event of the stream: a closed window and where it sits in its partition's output. */
+export const SubscriptionEventSchema = z.object({
+    partition: z.number().int(),
+    outputSeq: z.number().int(),
+    key: z.string(),
+    windowStartMs: z.number(),
+    windowEndMs: z.number(),
+    values: z.record(z.string(), AggregateValueSchema),
+});
+/** One text message of the WebSocket variant: a window with the cursor after it, or the end of the stream. */
+export const SubscriptionMessageSchema = z.discriminatedUnion("type", [
+    SubscriptionEventSchema.extend({ type: z.literal("window"), cursor: z.string() }),
+    z.object({ type: z.literal("end"), cursor: z.string() }),
+]);

@@ -1,0 +1,29 @@
+/**
+ * Scoped, expiring tokens (issue 13): the mint request and answer, and the claims a
+ * token carries. Claims name their resources explicitly; there are no wildcards.
+ */
+import { z } from "zod";
+import { NameSchema } from "./dataflow-spec.ts";
+/** Longest lifetime a minted token may have, seconds (24 h). */
+export const MAX_TOKEN_TTL_SECONDS = 86400;
+/** Most streams or dataflows one token may name. */
+const MAX_TOKEN_RESOURCES = 50;
+const ResourcesSchema = z.array(NameSchema).min(1).max(MAX_TOKEN_RESOURCES);
+const TtlSchema = z.number().int().min(1).max(MAX_TOKEN_TTL_SECONDS);
+/**
+ * `POST /v1/admin/tokens`: `ingest` names `streams`, `read` names `dataflows`, `admin`
+ * names neither; anything else (an unknown field, the wrong list for the scope) is refused.
+ */
+export const MintTokenRequestSchema = z.discriminatedUnion("scope", [
+    z.strictObject({ scope: z.literal("ingest"), streams: ResourcesSchema, ttlSeconds: TtlSchema }),
+    z.strictObject({ scope: z.literal("read"), dataflows: ResourcesSchema, ttlSeconds: TtlSchema }),
+    z.strictObject({ scope: z.literal("admin"), ttlSeconds: TtlSchema }),
+]);
+/** The answer: the token and when it stops being accepted (epoch ms). */
+export const MintTokenResponseSchema = z.object({ token: z.string(), expiresAtMs: z.number().int() });
+/** What a token grants, signed; `expMs` is epoch ms after which it is refused. Version `v` for later formats. */
+export const TokenClaimsSchema = z.discriminatedUnion("scope", [
+    z.strictObject({ v: z.literal(1), scope: z.literal("ingest"), streams: ResourcesSchema, expMs: z.number().int() }),
+    z.strictObject({ v: z.literal(1), scope: z.literal("read"), dataflows: ResourcesSchema, expMs: z.number().int() }),
+    z.strictObject({ v: z.literal(1), scope: z.literal("admin"), expMs: z.number().int() }),
+]);

@@ -1,0 +1,22 @@
+/** The shape of one window's results, as stored by replicas and returned by the results API. */
+import { z } from "zod";
+/** One entry of a `topk` aggregate: `count` is an upper bound of the value's weight, `count - error` a lower bound. */
+const TopEntrySchema = z.object({ value: z.string(), count: z.number(), error: z.number() });
+/** What one aggregate (or a custom operator's output field) holds. */
+export const AggregateValueSchema = z.union([z.number(), z.string(), z.null(), z.array(TopEntrySchema)]);
+/** One key's results over one window; `closed` is true once no record can change it. */
+export const WindowResultSchema = z.object({
+    key: z.string(),
+    windowStartMs: z.number(),
+    windowEndMs: z.number(),
+    values: z.record(z.string(), AggregateValueSchema),
+    closed: z.boolean(),
+});
+/** Orders results by window start, then key (by UTF-16 code units, as `<` does). */
+export function compareResults(a, b) {
+    return a.windowStartMs - b.windowStartMs || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+}
+/** Whether `item` comes strictly after `position`. */
+export function isAfter(item, position) {
+    return compareResults(item, position) > 0;
+}
