@@ -1,39 +1,78 @@
 #!/usr/bin/env node
-// `npm run bench [-- --quick]`: builds the real worker bundle, runs it in local workerd
-// through the Miniflare API, drives it from this process, and writes bench/results/*.json,
-// docs/BENCHMARKS.md and its SVG plots. Every ratio compares numbers from this one run.
-import { mkdirSync, writeFileSync } from "node:fs";
-import { api, buildBundle, removeDir, startFlux, tempDir } from "./harness.mjs";
+// `npm run bench [-- --quick | --profile | --report-only] [--before <git ref>]`: builds the
+// real worker bundle (and the bench's plain baseline and traced build), runs them in local workerd through the Miniflare API,
+// drives them from this process, and writes bench/results/*.json, docs/BENCHMARKS.md and its
+// SVG plots. Every ratio compares numbers from this one run.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { counterSelfCost } from "./costs.mjs";
+import { api, buildBundle, buildRefBundle, readCounters, removeDir, startFlux, startPlain, tempDir } from "./harness.mjs";
+import { idleScenario } from "./idle.mjs";
+import { lowLoadPlan, matrixCell, matrixPlan } from "./matrix.mjs";
+import { profileScenario } from "./profile.mjs";
 import { writeReport } from "./report.mjs";
-import { costProfile, countedEvents, failover, rawBaseline, recovery, throughput } from "./scenarios.mjs";
+import { costProfile, countedEvents, failover, rawBaseline, recovery } from "./scenarios.mjs";
 
+if (process.argv.includes("--report-only")) {
+  // Rewrites docs/BENCHMARKS.md and the plots from the last full run's results.
+  writeReport(JSON.parse(readFileSync("bench/results/full.json", "utf8")));
+  process.exit(0);
+}
 const quick = process.argv.includes("--quick");
-const durationMs = quick ? 2_000 : 8_000;
+// `--before <git ref>`: also measures the product as it was at that commit, side by side.
+const beforeRef = process.argv.includes("--before") ? process.argv[process.argv.indexOf("--before") + 1] : null;
+const profileOnly = process.argv.includes("--profile");
+const durationMs = quick ? 1_000 : 8_000;
 const stateSizes = quick ? [10_000] : [10_000, 100_000, 1_000_000];
+const idleMs = quick ? 6_000 : 120_000;
 const log = (line) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
+const load = () => loadavg().map((n) => n.toFixed(2)).join(", ");
 
-log(`flux bench (${quick ? "quick" : "full"}): building the worker bundle`);
+log(`flux bench (${profileOnly ? "profile" : quick ? "quick" : "full"}): building the bundles; load average ${load()}`);
 const scriptPath = buildBundle();
+if (profileOnly) {
+  const profile = await profileScenario(scriptPath, 10_000, log);
+  mkdirSync("bench/results", { recursive: true });
+  writeFileSync("bench/results/profile.local.json", `${JSON.stringify(profile, null, 2)}\n`);
+  log("wrote bench/results/profile.local.json");
+  process.exit(0);
+}
+const plainPath = buildBundle("bench/plain/wrangler.toml", "plain");
+const tracedPath = buildBundle("bench/trace/wrangler.toml", "trace");
+const beforeBuild = beforeRef ? buildRefBundle(beforeRef) : null;
 const persist = tempDir("flux-bench-state-");
+const plainPersist = tempDir("flux-bench-plain-");
+const beforePersist = tempDir("flux-bench-before-");
 let flux = await startFlux(scriptPath, persist);
-const results = { quick, startedAt: new Date().toISOString() };
+const plain = await startPlain(plainPath, plainPersist);
+const beforeFlux = beforeBuild ? await startFlux(beforeBuild.path, beforePersist) : null;
+const results = { quick, startedAt: new Date().toISOString(), loadAverageBefore: loadavg(), before: beforeBuild && { ref: beforeRef, commit: beforeBuild.commit } };
 try {
   log("raw baseline: parse + route + aggregate in one Node process");
-  results.raw = rawBaseline(durationMs);
+  results.raw = rawBaseline(quick ? 2_000 : 8_000);
   log(`  ${Math.round(results.raw.eventsPerSecond)} events/s`);
 
-  results.throughput = [];
-  for (const partitions of [1, 4, 16]) {
-    for (const replication of [1, 2]) {
-      log(`throughput P=${partitions} R=${replication} for ${durationMs / 1000} s`);
-      const r = await throughput(flux.url, partitions, replication, durationMs);
-      results.throughput.push(r);
-      log(`  ${Math.round(r.eventsPerSecond)} events/s, p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, ${r.cpuMicrosPerEvent.toFixed(1)} µs CPU/event`);
+  const instances = { flux, plain, before: beforeFlux };
+  const selfRequests = { flux: await counterSelfCost(() => readCounters(flux.url)), plain: await counterSelfCost(() => readCounters(plain.url)), before: beforeFlux ? await counterSelfCost(() => readCounters(beforeFlux.url)) : 0 };
+  results.countersAvailable = (await readCounters(flux.url)) !== null;
+  if (!results.countersAvailable) log("  Flux counters unavailable (no GET /v1/admin/counters in this build): calls, rows and $ are not reported for Flux");
+  const measure = async (cells) => {
+    const out = [];
+    for (const cell of cells) {
+      const r = await matrixCell(instances, selfRequests, cell);
+      out.push(r);
+      const cost = r.cost ? `, ${r.cost.per1k.calls.toFixed(0)} calls + ${r.cost.per1k.rowsWritten.toFixed(0)} rows written /1k events, $${r.cost.usdPerMillion.total.toFixed(4)}/M` : ", counters unavailable";
+      log(`${r.label} P=${r.partitions} batch ${r.batchSize}${r.concurrency === 1 ? ", one producer" : ""}: ${Math.round(r.eventsPerSecond)} events/s, p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, ${r.cpuMicrosPerEvent.toFixed(1)} µs CPU/event${cost}`);
     }
-  }
+    return out;
+  };
+  results.matrix = await measure(matrixPlan(quick, durationMs, beforeFlux !== null));
+  results.lowLoad = await measure(lowLoadPlan(quick ? durationMs : 6_000, beforeFlux !== null));
+  await plain.stop();
+  await beforeFlux?.stop();
 
   log("cost profile: CPU per batch against batch size, P=1");
-  results.cost = await costProfile(flux.url, quick ? 1_000 : 3_000);
+  results.cost = await costProfile(flux.url, quick ? 1_000 : 3_000, flux.pid);
   for (const f of results.cost.fits) log(`  R=${f.replication}: ${Math.round(f.fixedMicrosPerBatch)} µs per batch + ${f.marginalMicrosPerEvent.toFixed(2)} µs per event`);
 
   log("fail-over: crash the primary of partition 0 under load");
@@ -49,27 +88,42 @@ try {
   }
 
   log("restart: stop workerd, start it again on the same storage");
-  const before = await countedEvents(flux.url, "tp-p4-r2");
-  await flux.mf.dispose();
+  const before = await countedEvents(flux.url, "failover");
+  await flux.stop();
   const restartedAt = performance.now();
   flux = await startFlux(scriptPath, persist);
   let firstAckMs = null;
   for (let seq = 1; firstAckMs === null && performance.now() - restartedAt < 60_000; seq++) {
-    const res = await api(flux.url, "POST", "/v1/streams/tp-p4-r2/events", [{ page: "after-restart", ts: 1_000, bytes: 1 }], { "flux-producer-id": "restart", "flux-seq": String(seq) });
+    const res = await api(flux.url, "POST", "/v1/streams/failover/events", [{ page: "after-restart", ts: 1_000, bytes: 1 }], { "flux-producer-id": "restart", "flux-seq": String(seq) });
     if (res.status === 200) firstAckMs = performance.now() - restartedAt;
   }
-  const after = await countedEvents(flux.url, "tp-p4-r2");
+  const after = await countedEvents(flux.url, "failover");
   results.restart = { firstAckMs, countedBefore: before, countedAfter: after - 1, unchanged: after - 1 === before };
   log(`  first acknowledged batch ${Math.round(firstAckMs ?? -1)} ms after start; results unchanged: ${results.restart.unchanged}`);
+  await flux.stop();
+
+  log(`idle cost: one P=4, R=2 dataflow alone, idle for ${idleMs / 1000} s (traced build)`);
+  results.idle = await idleScenario(tracedPath, idleMs, log);
+  const s = results.idle.steady;
+  log(`  steady: ${Math.round(s.perHour.calls)} calls, ${Math.round(s.perHour.rowsWritten)} rows written, ${Math.round(s.perHour.objectSeconds)} object-seconds per idle hour; $${s.usdPerDay.total.toFixed(4)} per idle dataflow per day`);
+
+  if (!quick) {
+    log("profile: V8 CPU profile of a steady P=4, R=2 run");
+    results.profile = await profileScenario(scriptPath, 10_000, log);
+  }
 } finally {
-  await flux.mf.dispose();
+  await flux.stop();
+  await plain.stop();
+  await beforeFlux?.stop();
   removeDir(persist);
+  removeDir(plainPersist);
+  removeDir(beforePersist);
 }
+results.loadAverageAfter = loadavg();
 results.finishedAt = new Date().toISOString();
 mkdirSync("bench/results", { recursive: true });
 // Quick runs are smoke tests (CI): their results stay out of the repository.
 const file = quick ? "bench/results/quick.local.json" : "bench/results/full.json";
 writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
 if (!quick) writeReport(results);
-log(`wrote ${file}${quick ? "" : ", docs/BENCHMARKS.md and docs/bench-*.svg"}`);
-
+log(`wrote ${file}${quick ? "" : ", docs/BENCHMARKS.md and docs/bench-*.svg"}; load average ${load()}`);

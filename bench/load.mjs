@@ -20,10 +20,11 @@ export function makeBatch(random, size, keys, tsMs, keyOf = (i) => `page-${i}`) 
 }
 
 /**
- * Runs producers until `stopAt()` is true. `nextBatch(producer, seq)` gives events.
+ * Runs producers until `stopAt()` is true. `nextBatch(producer, seq)` gives events; each
+ * batch is posted to `url + path` (the product's ingest path unless told otherwise).
  * @returns acknowledgements `{ atMs, latencyMs, events, producer, seq, attempts }` and the 503 count.
  */
-export async function runLoad({ url, token, stream, concurrency, nextBatch, stopAt, producerPrefix, giveUpAfterMs = 60_000 }) {
+export async function runLoad({ url, token, stream, concurrency, nextBatch, stopAt, producerPrefix, giveUpAfterMs = 60_000, path = `/v1/streams/${stream}/events` }) {
   const acks = [];
   let rejected = 0;
   const producer = async (index) => {
@@ -35,7 +36,7 @@ export async function runLoad({ url, token, stream, concurrency, nextBatch, stop
       for (let attempt = 1; ; attempt++) {
         let status = 0;
         try {
-          const res = await fetch(`${url}/v1/streams/${stream}/events`, {
+          const res = await fetch(url + path, {
             method: "POST",
             headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "flux-producer-id": name, "flux-seq": String(seq) },
             body,

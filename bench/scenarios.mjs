@@ -1,17 +1,18 @@
-// The benchmark scenarios of issue 5, each returning plain numbers for the report.
+// The benchmark scenarios of issue 5, each returning plain numbers for the report (the
+// throughput matrix of issue 12 is in matrix.mjs, the idle cost in idle.mjs).
 import { routeEvents } from "../shared/ingest/route-events.ts";
 import { windowAggregate } from "../shared/operators/window-aggregate.ts";
 import { partitionFor } from "../shared/partitioner.ts";
 import { DataflowSpecSchema } from "../shared/wire/dataflow-spec.ts";
 import { api, injectFault, selfCpuSeconds, TOKEN, workerdCpuSeconds } from "./harness.mjs";
-import { makeBatch, prng, runLoad, summarize } from "./load.mjs";
+import { makeBatch, prng, runLoad } from "./load.mjs";
 
 const BATCH = 100;
 const KEYS = 10_000;
 const CONCURRENCY = 8;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-const specFor = (stream, partitions, replication) => ({
+export const specFor = (stream, partitions, replication) => ({
   stream,
   key: "page",
   timeField: "ts",
@@ -21,7 +22,7 @@ const specFor = (stream, partitions, replication) => ({
   replication,
 });
 
-async function createDataflow(url, id, spec) {
+export async function createDataflow(url, id, spec) {
   const res = await api(url, "PUT", `/v1/dataflows/${id}`, spec);
   if (res.status !== 201 && res.status !== 200) throw new Error(`create ${id}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.dataflow;
@@ -50,29 +51,11 @@ export function rawBaseline(durationMs) {
   return { events, eventsPerSecond: events / seconds, cpuMicrosPerEvent: ((selfCpuSeconds() - cpu0) * 1e6) / events };
 }
 
-/** Throughput and latency of one dataflow shape under closed-loop load. */
-export async function throughput(url, partitions, replication, durationMs) {
-  const id = `tp-p${partitions}-r${replication}`;
-  await createDataflow(url, id, specFor(id, partitions, replication));
-  const random = prng(partitions * 10 + replication);
-  const load = (ms, prefix) => {
-    const stopAt = performance.now() + ms;
-    return runLoad({ url, token: TOKEN, stream: id, concurrency: CONCURRENCY, producerPrefix: prefix, stopAt: () => performance.now() >= stopAt, nextBatch: () => makeBatch(random, BATCH, KEYS, 1_000) });
-  };
-  await load(Math.min(1_000, durationMs / 2), `${id}-warm`);
-  const cpu0 = workerdCpuSeconds();
-  const started = performance.now();
-  const { acks, rejected } = await load(durationMs, id);
-  const elapsed = performance.now() - started;
-  const summary = summarize(acks, elapsed);
-  return { partitions, replication, ...summary, rejected, cpuMicrosPerEvent: ((workerdCpuSeconds() - cpu0) * 1e6) / summary.events };
-}
-
 /**
  * A cost profile: workerd CPU per batch at several batch sizes, P=1, for R=1 and R=2.
  * A straight-line fit splits it into a fixed cost per batch and a marginal cost per event.
  */
-export async function costProfile(url, durationMs) {
+export async function costProfile(url, durationMs, pid) {
   const rows = [];
   for (const replication of [1, 2]) {
     const id = `cost-r${replication}`;
@@ -80,9 +63,9 @@ export async function costProfile(url, durationMs) {
     for (const size of [10, 100, 1000]) {
       const random = prng(size);
       const stopAt = performance.now() + durationMs;
-      const cpu0 = workerdCpuSeconds();
+      const cpu0 = workerdCpuSeconds(pid);
       const { acks } = await runLoad({ url, token: TOKEN, stream: id, concurrency: 4, producerPrefix: `${id}-${size}`, stopAt: () => performance.now() >= stopAt, nextBatch: () => makeBatch(random, size, KEYS, 1_000) });
-      const cpu = workerdCpuSeconds() - cpu0;
+      const cpu = workerdCpuSeconds(pid) - cpu0;
       rows.push({ replication, batchSize: size, batches: acks.length, cpuMicrosPerBatch: (cpu * 1e6) / acks.length });
     }
   }

@@ -1,6 +1,6 @@
 // Minimal SVG line charts for the benchmark report (no dependency needed for two plots).
 
-const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"];
+const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"];
 
 /** A line chart; `series` is `[{ name, points: [[x, y], ...] }]`. `logX` plots x on a log scale. */
 export function lineChart({ title, xLabel, yLabel, series, logX = false, markers = [] }) {

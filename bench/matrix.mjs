@@ -1,0 +1,129 @@
+// The throughput matrix of issue 12: Flux R=1, Flux R=2 and the plain baseline (bench/plain),
+// each at P = 1, 4, 16 and batch sizes 10, 100, 1000, measured side by side in one run.
+// Per cell: events/s, p50/p99, workerd CPU per event, counted calls and rows per 1,000 events
+// and US dollars per million events.
+import { costPerEvents, counterDelta } from "./costs.mjs";
+import { api, readCounters, TOKEN, workerdCpuSeconds } from "./harness.mjs";
+import { makeBatch, prng, runLoad, summarize } from "./load.mjs";
+import { createDataflow, specFor } from "./scenarios.mjs";
+import { partitionFor } from "../shared/partitioner.ts";
+
+const KEYS = 10_000;
+const CONCURRENCY = 8;
+
+const MODES = [
+  { mode: "flux", replication: 1, label: "Flux R=1" },
+  { mode: "flux", replication: 2, label: "Flux R=2" },
+  { mode: "plain", replication: null, label: "plain" },
+];
+/** The product at an earlier commit (`--before <ref>`), in its own workerd. */
+const BEFORE = [
+  { mode: "before", replication: 1, label: "Flux R=1 before" },
+  { mode: "before", replication: 2, label: "Flux R=2 before" },
+];
+
+/** Where a cell's batches go, and how to set it up and tear it down. */
+function target(instances, { mode, replication }, partitions, batchSize, concurrency) {
+  const suffix = `${batchSize === 100 ? "" : `-b${batchSize}`}${concurrency === CONCURRENCY ? "" : `-c${concurrency}`}`;
+  if (mode === "plain") {
+    const stream = `plain-p${partitions}${suffix}`;
+    return {
+      instance: instances.plain,
+      stream,
+      path: `/v1/streams/${stream}/events?partitions=${partitions}`,
+      setUp: async () => {},
+      counted: async () => (await api(instances.plain.url, "GET", `/v1/streams/${stream}/count?partitions=${partitions}`)).body.events,
+      tearDown: async () => {},
+    };
+  }
+  const id = `tp-p${partitions}-r${replication}${suffix}`;
+  const url = instances[mode].url;
+  return {
+    instance: instances[mode],
+    stream: id,
+    path: `/v1/streams/${id}/events`,
+    setUp: () => createDataflow(url, id, specFor(id, partitions, replication)),
+    counted: null,
+    // Deleted so that the monitor's probes of earlier cells stay out of later cells' counters.
+    tearDown: async () => {
+      const res = await api(url, "DELETE", `/v1/dataflows/${id}`);
+      if (res.status !== 200 && res.status !== 202) throw new Error(`delete ${id}: ${res.status} ${JSON.stringify(res.body)}`);
+    },
+  };
+}
+
+/** One cell: warm up, then closed-loop load for `durationMs` with counters and CPU read around it. */
+export async function matrixCell(instances, selfRequests, { modeSpec, partitions, batchSize, durationMs, concurrency = CONCURRENCY }) {
+  const t = target(instances, modeSpec, partitions, batchSize, concurrency);
+  await t.setUp();
+  const random = prng(partitions * 1000 + (modeSpec.replication ?? 3) * 10 + batchSize);
+  // Sub-batches per posted batch (partitions it touches), so the plain baseline's counters can be checked.
+  let touched = 0;
+  const load = (ms, prefix) => {
+    const stopAt = performance.now() + ms;
+    const nextBatch = () => {
+      const batch = makeBatch(random, batchSize, KEYS, 1_000);
+      touched += new Set(batch.map((e) => partitionFor(e.page, partitions))).size;
+      return batch;
+    };
+    return runLoad({ url: t.instance.url, token: TOKEN, stream: t.stream, path: t.path, concurrency, producerPrefix: prefix, stopAt: () => performance.now() >= stopAt, nextBatch });
+  };
+  const warm = await load(Math.min(1_000, durationMs / 2), `${t.stream}-warm`);
+  const counters0 = await readCounters(t.instance.url);
+  touched = 0;
+  const cpu0 = workerdCpuSeconds(t.instance.pid);
+  const started = performance.now();
+  const { acks, rejected } = await load(durationMs, t.stream);
+  const elapsed = performance.now() - started;
+  const cpu = workerdCpuSeconds(t.instance.pid) - cpu0;
+  const counters1 = await readCounters(t.instance.url);
+  const summary = summarize(acks, elapsed);
+  const cpuMicrosPerEvent = (cpu * 1e6) / summary.events;
+  const delta = counterDelta(counters0, counters1, selfRequests[modeSpec.mode]);
+  let exact = null;
+  if (t.counted) {
+    // The baseline makes one call and writes one row per sub-batch, and serves one request per batch: its counters must say so.
+    const expected = { callsTotal: touched, rowsWritten: touched, workerRequests: acks.length };
+    for (const [field, n] of Object.entries(expected)) {
+      if (delta[field] !== n) throw new Error(`${t.stream}: counted ${delta[field]} ${field}, expected ${n}`);
+    }
+    const acked = [...warm.acks, ...acks].reduce((n, a) => n + a.events, 0);
+    exact = (await t.counted()) === acked;
+    if (!exact) throw new Error(`${t.stream}: the plain baseline lost or duplicated events`);
+  }
+  await t.tearDown();
+  return {
+    mode: modeSpec.mode,
+    label: modeSpec.label,
+    replication: modeSpec.replication,
+    partitions,
+    batchSize,
+    concurrency,
+    durationMs,
+    ...summary,
+    rejected,
+    cpuMicrosPerEvent,
+    counters: delta,
+    cost: costPerEvents(delta, summary.events, cpuMicrosPerEvent),
+    countedExactly: exact,
+  };
+}
+
+/**
+ * The cells a run measures: every design at P = 1, 4, 16 with 100-event batches (and the
+ * "before" build, if any, next to them), then the other batch sizes.
+ */
+export function matrixPlan(quick, durationMs, withBefore) {
+  const cells = [];
+  for (const partitions of [1, 4, 16]) for (const m of withBefore ? [...MODES, ...BEFORE] : MODES) cells.push({ modeSpec: m, partitions, batchSize: 100, durationMs });
+  // Quick (CI smoke): the other batch sizes at P=4 only.
+  for (const batchSize of [10, 1000]) {
+    for (const partitions of quick ? [4] : [1, 4, 16]) for (const m of MODES) cells.push({ modeSpec: m, partitions, batchSize, durationMs: durationMs / 2 });
+  }
+  return cells;
+}
+
+/** Low load: one producer, P=4, R=2, 100-event batches (now, and before if measured). */
+export function lowLoadPlan(durationMs, withBefore) {
+  return [...MODES, ...(withBefore ? BEFORE : [])].filter((m) => m.replication === 2).map((m) => ({ modeSpec: m, partitions: 4, batchSize: 100, durationMs, concurrency: 1 }));
+}

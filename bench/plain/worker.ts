@@ -1,0 +1,132 @@
+/**
+ * The plain baseline of issue 12, as a competent user would write it in an afternoon: a
+ * Worker that validates a batch with the product's own router code, hash-splits it over P
+ * Durable Objects, and each object aggregates its sub-batch in memory (the product's own
+ * window operator) and inserts it as one SQLite row, replayed on start. No replication, no
+ * dedup, no checkpoints. `POST /v1/streams/{stream}/events?partitions=P` ingests;
+ * `GET /v1/streams/{stream}/count?partitions=P` sums the counts; `GET /v1/admin/counters`
+ * has the product's shape (calls by method, rows read and written, Worker requests).
+ */
+import { DurableObject } from "cloudflare:workers";
+import { routeEvents } from "../../shared/ingest/route-events.ts";
+import { windowAggregate } from "../../shared/operators/window-aggregate.ts";
+import { DataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
+import type { FluxRecord, WindowResult } from "../../shared/wire/window-result.ts";
+
+interface PlainEnv {
+  PLAIN_PARTITION: DurableObjectNamespace<PlainPartition>;
+  FLUX_API_TOKEN: string;
+  FLUX_ADMIN_TOKEN: string;
+}
+
+/** The query the bench runs on Flux, hard-coded as a user's own code would have it. */
+const SPEC = DataflowSpecSchema.parse({
+  stream: "plain",
+  key: "page",
+  timeField: "ts",
+  window: { kind: "tumbling", sizeMs: 60_000, allowedLatenessMs: 86_400_000 },
+  aggregates: { n: { op: "count" }, bytes: { op: "sum", field: "bytes" } },
+  partitions: 1,
+});
+const OPERATOR = windowAggregate(SPEC);
+
+// Per isolate, like the product's counters (locally one isolate runs the Worker and every object).
+const calls = new Map<string, number>();
+const counted = { rowsRead: 0, rowsWritten: 0, workerRequests: 0 };
+const countCall = (method: string) => calls.set(method, (calls.get(method) ?? 0) + 1);
+
+export class PlainPartition extends DurableObject<PlainEnv> {
+  #state = OPERATOR.init();
+  #results: WindowResult[] = [];
+
+  constructor(ctx: DurableObjectState, env: PlainEnv) {
+    super(ctx, env);
+    const sql = ctx.storage.sql;
+    this.#exec("CREATE TABLE IF NOT EXISTS batches (id INTEGER PRIMARY KEY, records TEXT NOT NULL)");
+    this.#exec("CREATE TABLE IF NOT EXISTS results (id INTEGER PRIMARY KEY, result TEXT NOT NULL)");
+    const replay = sql.exec<{ records: string }>("SELECT records FROM batches ORDER BY id");
+    for (const row of replay) this.#state = OPERATOR.process(this.#state, JSON.parse(row.records) as FluxRecord[], () => {});
+    counted.rowsRead += replay.rowsRead;
+  }
+
+  /** Aggregates one sub-batch and stores it (and any closed window) in one implicit transaction. */
+  ingest(records: FluxRecord[]): { events: number } {
+    this.#state = OPERATOR.process(this.#state, records, (r) => this.#results.push(r));
+    this.#exec("INSERT INTO batches (records) VALUES (?)", JSON.stringify(records));
+    for (const r of this.#results.splice(0)) this.#exec("INSERT INTO results (result) VALUES (?)", JSON.stringify(r));
+    return { events: records.length };
+  }
+
+  /** Events counted in open windows (the bench's windows never close). */
+  count(): number {
+    return OPERATOR.openResults(this.#state, {}).reduce((n, r) => n + Number(r.values.n), 0);
+  }
+
+  #exec(query: string, ...bindings: unknown[]): void {
+    const cursor = this.ctx.storage.sql.exec(query, ...bindings);
+    cursor.toArray();
+    counted.rowsRead += cursor.rowsRead;
+    counted.rowsWritten += cursor.rowsWritten;
+  }
+}
+
+const json = (body: unknown, status = 200) => Response.json(body, { status });
+
+async function ingest(env: PlainEnv, stream: string, partitions: number, request: Request): Promise<Response> {
+  let events: unknown;
+  try {
+    events = await request.json();
+  } catch {
+    return json({ error: { code: "INVALID_JSON", message: "body is not valid JSON" } }, 400);
+  }
+  if (!Array.isArray(events)) return json({ error: { code: "INVALID_REQUEST", message: "body must be a JSON array" } }, 400);
+  let byPartition: Map<number, FluxRecord[]>;
+  try {
+    byPartition = routeEvents({ ...SPEC, partitions }, events, Date.now(), 256);
+  } catch (err) {
+    return json({ error: { code: "INVALID_EVENT", message: err instanceof Error ? err.message : String(err) } }, 400);
+  }
+  await Promise.all(
+    [...byPartition].map(([p, records]) => {
+      countCall("ingest");
+      return env.PLAIN_PARTITION.getByName(`${stream}/p${p}`).ingest(records);
+    }),
+  );
+  return json({ accepted: events.length });
+}
+
+async function count(env: PlainEnv, stream: string, partitions: number): Promise<Response> {
+  const counts = await Promise.all(
+    Array.from({ length: partitions }, (_, p) => {
+      countCall("count");
+      return env.PLAIN_PARTITION.getByName(`${stream}/p${p}`).count();
+    }),
+  );
+  return json({ events: counts.reduce((a, b) => a + b, 0) });
+}
+
+function readCounters() {
+  const byMethod = Object.fromEntries([...calls].sort(([a], [b]) => a.localeCompare(b)));
+  return { calls: byMethod, callsTotal: [...calls.values()].reduce((a, b) => a + b, 0), ...counted };
+}
+
+export default {
+  async fetch(request: Request, env: PlainEnv): Promise<Response> {
+    counted.workerRequests += 1;
+    const url = new URL(request.url);
+    const auth = request.headers.get("authorization");
+    if (url.pathname === "/v1/admin/counters") {
+      return auth === `Bearer ${env.FLUX_ADMIN_TOKEN}` ? json(readCounters()) : json({ error: { code: "UNAUTHORIZED", message: "admin token needed" } }, 401);
+    }
+    if (auth !== `Bearer ${env.FLUX_API_TOKEN}`) return json({ error: { code: "UNAUTHORIZED", message: "bearer token needed" } }, 401);
+    const match = /^\/v1\/streams\/([A-Za-z0-9_-]{1,64})\/(events|count)$/.exec(url.pathname);
+    const partitions = Number(url.searchParams.get("partitions") ?? "1");
+    if (!match || !Number.isInteger(partitions) || partitions < 1 || partitions > 256) {
+      return json({ error: { code: "NOT_FOUND", message: `no route for ${request.method} ${url.pathname}` } }, 404);
+    }
+    const [, stream = "", action] = match;
+    if (action === "events" && request.method === "POST") return ingest(env, stream, partitions, request);
+    if (action === "count" && request.method === "GET") return count(env, stream, partitions);
+    return json({ error: { code: "METHOD_NOT_ALLOWED", message: `${request.method} not allowed` } }, 405);
+  },
+} satisfies ExportedHandler<PlainEnv>;

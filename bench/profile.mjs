@@ -1,0 +1,179 @@
+// Where workerd's CPU goes per event (issue 12, deliverable 3): a V8 CPU profile, taken over
+// the Chrome DevTools Protocol (Miniflare's `inspectorPort`; Node's global WebSocket), of the
+// product's isolate and of Miniflare's entry worker during a steady P=4, R=2 run. Self time is
+// summed by function and by role: the stack's outermost product frame says whether a sample
+// belongs to the router (functions/), a replica (by its entry method) or the monitor.
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { removeDir, startFlux, tempDir, TOKEN, workerdCpuSeconds } from "./harness.mjs";
+import { makeBatch, prng, runLoad } from "./load.mjs";
+import { createDataflow, specFor } from "./scenarios.mjs";
+
+const TOP = 15;
+const SAMPLING_MICROS = 500;
+
+async function freePort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A CDP session on one inspector target: `send(method, params)` resolves with the result. */
+async function session(wsUrl) {
+  const ws = new WebSocket(wsUrl);
+  await new Promise((resolve, reject) => {
+    ws.onopen = resolve;
+    ws.onerror = () => reject(new Error(`inspector: cannot connect to ${wsUrl}`));
+  });
+  let next = 1;
+  const pending = new Map();
+  ws.onmessage = (message) => {
+    const data = JSON.parse(String(message.data));
+    const waiter = pending.get(data.id);
+    if (!waiter) return;
+    pending.delete(data.id);
+    if (data.error) waiter.reject(new Error(`${waiter.method}: ${data.error.message}`));
+    else waiter.resolve(data.result);
+  };
+  return {
+    send: (method, params = {}) =>
+      new Promise((resolve, reject) => {
+        const id = next++;
+        pending.set(id, { resolve, reject, method });
+        ws.send(JSON.stringify({ id, method, params }));
+      }),
+    close: () => ws.close(),
+  };
+}
+
+/** Maps a bundle line (0-based) to the source module esbuild put there (its `// path/to/module.ts` comments). */
+function moduleMap(lines) {
+  const starts = [];
+  lines.forEach((line, i) => {
+    const m = /^\/\/ ((?:[\w@.+-]+\/)*[\w@.+-]+\.[cm]?[jt]s)$/.exec(line);
+    // A symlinked node_modules shows up as a relative path that climbs out of the project.
+    if (m) starts.push([i, m[1].replace(/^.*?node_modules\//, "node_modules/")]);
+  });
+  return (lineNumber) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    let found = "(bundle prelude)";
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (starts[mid][0] <= lineNumber) {
+        found = starts[mid][1];
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found;
+  };
+}
+
+const ROUTER = /^(functions\/|shared\/router\/|shared\/ingest\/|node_modules\/hono\/|node_modules\/@hono\/)/;
+const MONITOR = /^(durable-objects\/coordinator\.ts|shared\/monitor\/)/;
+
+/**
+ * The role a stack (outermost frame first) works for: the outermost frame of a replica's or the
+ * coordinator's entry method, or of the router's code; else the outermost product module
+ * (code resumed after an await has no entry frame below it).
+ */
+function roleOf(stack) {
+  for (const f of stack) {
+    if (f.module === "durable-objects/partition-replica.ts") return `replica: ${f.functionName || "(anonymous)"}`;
+    if (f.module === "durable-objects/coordinator.ts") return `monitor: ${f.functionName || "(anonymous)"}`;
+    if (ROUTER.test(f.module)) return "router";
+    if (MONITOR.test(f.module)) return "monitor";
+  }
+  const product = stack.find((f) => f.module.includes("/") && !f.module.startsWith("node_modules/"));
+  if (product) return `${product.module.startsWith("shared/replica/") ? "replica" : "other"}, resumed in ${product.module}`;
+  const leaf = stack.at(-1);
+  return leaf && leaf.module !== "(runtime)" ? `${leaf.functionName || "(native)"}` : "runtime JS";
+}
+
+/** Self time by function and by role, per event, from one `Profiler.stop` result. */
+function summarizeProfile(profile, moduleOf, bundleUrlPart, events, sourceLine) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const frameOf = (n) => {
+    const { functionName, url, lineNumber } = n.callFrame;
+    const inBundle = url.includes(bundleUrlPart);
+    return { functionName, module: inBundle ? moduleOf(lineNumber) : url ? "(runtime)" : "", line: lineNumber + 1, url };
+  };
+  const functions = new Map();
+  const roles = new Map();
+  let busyUs = 0;
+  let idleUs = 0;
+  profile.samples.forEach((id, i) => {
+    const us = profile.timeDeltas[i + 1] ?? 0;
+    const node = byId.get(id);
+    const frame = frameOf(node);
+    if (frame.functionName === "(idle)") {
+      idleUs += us;
+      return;
+    }
+    busyUs += us;
+    const stack = [];
+    for (let n = node; n; n = byId.get(parent.get(n.id))) if (n.callFrame.functionName !== "(root)") stack.unshift(frameOf(n));
+    const role = roleOf(stack);
+    roles.set(role, (roles.get(role) ?? 0) + us);
+    const key = `${frame.functionName || "(anonymous)"} ${frame.module}${frame.module.includes("/") ? `:${frame.line}` : ""}`;
+    const where = frame.module.includes("/") ? `${frame.module}:${frame.line}` : frame.module || "(native)";
+    const entry = functions.get(key) ?? { function: frame.functionName || "(anonymous)", where, source: frame.url.includes(bundleUrlPart) ? sourceLine(frame.line) : "", us: 0, roles: new Map() };
+    entry.us += us;
+    entry.roles.set(role, (entry.roles.get(role) ?? 0) + us);
+    functions.set(key, entry);
+  });
+  const perEvent = (us) => us / events;
+  const top = [...functions.values()]
+    .sort((a, b) => b.us - a.us)
+    .slice(0, TOP)
+    .map((f) => ({ function: f.function, where: f.where, source: f.source, selfMs: f.us / 1000, microsPerEvent: perEvent(f.us), share: f.us / busyUs, mostlyFor: [...f.roles].sort((a, b) => b[1] - a[1])[0][0] }));
+  const roleRows = [...roles].sort((a, b) => b[1] - a[1]).map(([role, us]) => ({ role, selfMs: us / 1000, microsPerEvent: perEvent(us), share: us / busyUs }));
+  return { busyMs: busyUs / 1000, idleMs: idleUs / 1000, busyMicrosPerEvent: perEvent(busyUs), top, roles: roleRows };
+}
+
+/** Profiles a steady P=4, R=2 run of `durationMs` in a fresh workerd. */
+export async function profileScenario(scriptPath, durationMs, log) {
+  const port = await freePort();
+  const persist = tempDir("flux-bench-profile-");
+  const flux = await startFlux(scriptPath, persist, {}, { inspectorPort: port });
+  try {
+    const id = "profile-p4-r2";
+    await createDataflow(flux.url, id, specFor(id, 4, 2));
+    const random = prng(4242);
+    const load = (ms, prefix) => {
+      const stopAt = performance.now() + ms;
+      return runLoad({ url: flux.url, token: TOKEN, stream: id, concurrency: 8, producerPrefix: prefix, stopAt: () => performance.now() >= stopAt, nextBatch: () => makeBatch(random, 100, 10_000, 1_000) });
+    };
+    await load(1_000, `${id}-warm`);
+    const targets = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
+    // Miniflare names the user worker's isolate "core:user:<name>"; the others are its own.
+    const product = targets.find((t) => t.id.startsWith("core:user:"));
+    if (!product) throw new Error(`inspector: no product isolate among ${targets.map((t) => t.id).join(", ")}`);
+    const s = await session(product.webSocketDebuggerUrl);
+    await s.send("Profiler.enable");
+    await s.send("Profiler.setSamplingInterval", { interval: SAMPLING_MICROS });
+    await s.send("Profiler.start");
+    const cpu0 = workerdCpuSeconds(flux.pid);
+    const started = performance.now();
+    const { acks } = await load(durationMs, id);
+    const elapsedMs = performance.now() - started;
+    const cpuSeconds = workerdCpuSeconds(flux.pid) - cpu0;
+    const events = acks.reduce((n, a) => n + a.events, 0);
+    const { profile } = await s.send("Profiler.stop");
+    s.close();
+    const lines = readFileSync(scriptPath, "utf8").split("\n");
+    const sourceLine = (line) => (lines[line - 1] ?? "").trim().slice(0, 90);
+    const summary = summarizeProfile(profile, moduleMap(lines), scriptPath.split("/").at(-1), events, sourceLine);
+    const workerdCpuMicrosPerEvent = (cpuSeconds * 1e6) / events;
+    log(`  ${events} events in ${(elapsedMs / 1000).toFixed(1)} s; workerd ${workerdCpuMicrosPerEvent.toFixed(1)} µs CPU/event; sampled busy ${summary.busyMicrosPerEvent.toFixed(1)} µs/event`);
+    for (const r of summary.roles.slice(0, 6)) log(`    ${r.role}: ${(r.share * 100).toFixed(1)}% (${r.microsPerEvent.toFixed(1)} µs/event sampled)`);
+    return { durationMs: elapsedMs, events, eventsPerSecond: events / (elapsedMs / 1000), workerdCpuMicrosPerEvent, samplingIntervalMicros: SAMPLING_MICROS, ...summary };
+  } finally {
+    await flux.stop();
+    removeDir(persist);
+  }
+}
