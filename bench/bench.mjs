@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench [-- --quick | --profile | --report-only] [--before <git ref>]`: builds the
+// `npm run bench [-- --quick | --profile | --report-only | --idle-only] [--before <git ref>]`: builds the
 // real worker bundle (and the bench's plain baseline and traced build), runs them in local workerd through the Miniflare API,
 // drives them from this process, and writes bench/results/*.json, docs/BENCHMARKS.md and its
 // SVG plots. Every ratio compares numbers from this one run.
@@ -16,6 +16,15 @@ import { costProfile, countedEvents, failover, rawBaseline, recovery } from "./s
 if (process.argv.includes("--report-only")) {
   // Rewrites docs/BENCHMARKS.md and the plots from the last full run's results.
   writeReport(JSON.parse(readFileSync("bench/results/full.json", "utf8")));
+  process.exit(0);
+}
+if (process.argv.includes("--idle-only")) {
+  // Reruns the idle-cost scenario alone and rewrites the report with it (the rest from the last full run).
+  const results = JSON.parse(readFileSync("bench/results/full.json", "utf8"));
+  const tracedPath = buildBundle("bench/trace/wrangler.toml", "trace");
+  results.idle = await idleScenario(tracedPath, 120_000, (line) => console.log(line));
+  writeFileSync("bench/results/full.json", `${JSON.stringify(results, null, 2)}\n`);
+  writeReport(results);
   process.exit(0);
 }
 const quick = process.argv.includes("--quick");

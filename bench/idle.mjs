@@ -5,6 +5,7 @@
 import { counterDelta, counterSelfCost, idleCost } from "./costs.mjs";
 import { readCounters, removeDir, startFlux, tempDir, TOKEN } from "./harness.mjs";
 import { makeBatch, prng, runLoad } from "./load.mjs";
+import { nextProbeAtMs } from "../shared/monitor/probe-schedule.ts";
 import { createDataflow, specFor } from "./scenarios.mjs";
 
 /** Billing model: an object is billed from a call it receives until this long after its last one (when it could hibernate). */
@@ -97,13 +98,45 @@ function windowCost(activity, slices, fromMs, toMs, rounds = null) {
  */
 function steadyWindow(rounds, startMs, endMs) {
   const idle = rounds[0] && rounds[0].startMs - startMs < ROUND_GAP_MS ? rounds.slice(1) : rounds;
-  if (idle.length >= 2) return { byRounds: true, fromMs: idle[0].startMs, toMs: idle.at(-1).startMs, how: `${idle.length - 1} idle probe round(s), from the first idle round to the start of the last` };
+  if (idle.length >= 2) return { byRounds: true, rounds: idle.length - 1, fromMs: idle[0].startMs, toMs: idle.at(-1).startMs, how: `${idle.length - 1} idle probe round(s), from the first idle round to the start of the last` };
   if (idle.length === 1) {
     const before = rounds[rounds.indexOf(idle[0]) - 1];
     const period = idle[0].startMs - (before?.endMs ?? startMs);
-    return { byRounds: true, fromMs: idle[0].startMs, toMs: idle[0].startMs + period, how: `one idle probe round, over the ${Math.round(period / 1000)} s gap before it (the idle probe period)` };
+    return { byRounds: true, rounds: 1, fromMs: idle[0].startMs, toMs: idle[0].startMs + period, how: `one idle probe round, over the ${Math.round(period / 1000)} s gap before it (the idle probe period)` };
   }
   return { byRounds: false, fromMs: (startMs + endMs) / 2, toMs: endMs, how: "no idle round (the monitor never backed off): the second half of the period" };
+}
+
+/** The schedule settings of the bench's workerd: wrangler.toml's defaults. */
+const SCHEDULE = { heartbeatMs: 500, idleAfterMs: 10_000, idleProbeMs: 1_800_000, missSpacingMs: 250 };
+const DAY_MS = 86_400_000;
+
+/**
+ * How many idle probe rounds the product's own schedule (`nextProbeAtMs`) makes in the 24 h
+ * after a dataflow's last write: heartbeats until it is quiet for `idleAfterMs`, then rounds
+ * as far apart as it has been quiet, at most `idleProbeMs`. The measured window is only the
+ * start of that back-off, so a day is priced per round, not by scaling the window.
+ */
+function idleRoundsPerDay() {
+  const record = { routes: [] };
+  let rounds = 0;
+  for (let t = 0; t < DAY_MS; ) {
+    const idle = t >= SCHEDULE.idleAfterMs;
+    if (idle) rounds += 1;
+    t = nextProbeAtMs({ probedAtMs: t, fingerprint: "", progressAtMs: 0, idle }, record, {}, null, SCHEDULE);
+  }
+  return rounds;
+}
+
+/** A quiet day: the cost per idle round measured in the steady window, times the rounds the schedule makes in a day. */
+function quietDay(steadyMeasured, roundsMeasured) {
+  if (roundsMeasured === 0) return null;
+  const roundsPerDay = idleRoundsPerDay();
+  const scale = roundsPerDay / roundsMeasured;
+  const { calls, rowsWritten, rowsRead, objectSeconds } = steadyMeasured;
+  const perRound = { calls: calls / roundsMeasured, rowsWritten: rowsWritten / roundsMeasured, rowsRead: rowsRead / roundsMeasured, objectSeconds: objectSeconds / roundsMeasured };
+  const day = idleCost({ seconds: DAY_MS / 1000, calls: calls * scale, rowsWritten: rowsWritten * scale, rowsRead: rowsRead * scale, objectSeconds: objectSeconds * scale });
+  return { roundsPerDay, roundsMeasured, perRound, usdPerDay: day.usdPerDay, schedule: SCHEDULE };
 }
 
 /** Runs the idle scenario on `scriptPath` (the traced bundle) for `idleMs`. */
@@ -143,6 +176,7 @@ export async function idleScenario(scriptPath, idleMs, log) {
       objects: whole.objects,
       whole: { measured: whole.measured, perHour: whole.perHour, usdPerDay: whole.usdPerDay },
       steady: { fromS: rel(steady.fromMs), toS: rel(steady.toMs), how: steady.how, ...steadyCost, objectsCalled: objects.filter((o) => o.calls > 0).length },
+      quietDay: steady.byRounds ? quietDay(steadyCost.measured, steady.rounds) : null,
     };
   } finally {
     await flux.stop();

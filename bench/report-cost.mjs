@@ -100,8 +100,26 @@ Cloudflare's pricing page (as of ${PRICES.date}) counts alarm invocations as req
 says an idle object that is eligible for hibernation is not billed for duration even before it
 hibernates; if every object here were eligible between calls, the duration line would all but
 vanish and the day would cost ${usd(d.total - d.duration)} (calls and rows alone).
+
+${quietDaySection(idle.quietDay)}
+
 Monitor rounds seen (calls closer than 2 s form one round; s since the idle period began): ${idle.rounds.map((r) => `${fmt(r.fromS, 1)}–${fmt(r.toS, 1)} s: ${r.calls} calls`).join("; ")}.
 Objects (calls received over the whole period, billed seconds): ${idle.objects.map((o) => `${o.object} ${o.calls}, ${fmt(o.billedSeconds, 0)} s`).join("; ")}.`;
+}
+
+/** The day priced per round: the measured window holds only the start of the monitor's back-off. */
+function quietDaySection(q) {
+  if (!q) return "A quiet day is not priced: the window held no idle probe round.";
+  const r = q.perRound;
+  const d = q.usdPerDay;
+  return `**A quiet day.** The idle probes thin out geometrically (each as far after the last as the
+dataflow has been quiet, at most \`FLUX_IDLE_PROBE_MS\` = ${q.schedule.idleProbeMs / 60_000} min apart), so the ${fmt(q.roundsMeasured)}
+round(s) of the steady window above are the densest part of the back-off and scaling them to 24 h
+overstates a day. Priced per round instead: the product's own schedule function
+(\`nextProbeAtMs\`) makes **${fmt(q.roundsPerDay)} idle rounds** in the 24 h after a dataflow's last write, and a round
+measured here costs ${fmt(r.calls, 1)} calls, ${fmt(r.rowsWritten, 1)} rows written, ${fmt(r.rowsRead, 0)} rows read and ${fmt(r.objectSeconds, 0)} billed
+object-seconds: **${usd(d.total)} per quiet day** (calls ${usd(d.calls)}, rows written ${usd(d.rowsWritten)}, rows read ${usd(d.rowsRead)},
+duration ${usd(d.duration)}). This multiplies measured rounds by a counted schedule; a day-long idle run was not made.`;
 }
 
 function profileSection(p) {
@@ -151,8 +169,10 @@ function targetRows(results) {
   if (Number.isFinite(cost)) {
     rows.push(`| ≤ $0.03 per million events at R=2, P=4 | ${usd(cost)} | ${cost <= 0.03 ? `met (${fmt(0.03 / cost, 1)}× under)` : `**missed** by ${fmt(cost / 0.03, 1)}× (${usd(cost - 0.03)} over)`} |`);
   } else rows.push("| ≤ $0.03 per million events at R=2, P=4 | counters unavailable | not measured |");
-  const idle = results.idle?.steady.usdPerDay.total;
-  if (Number.isFinite(idle)) rows.push(`| ≤ $0.01 per idle dataflow per day (P=4, R=2) | ${usd(idle)} (steady) | ${idle <= 0.01 ? `met (${fmt(0.01 / idle, 1)}× under)` : `**missed** by ${fmt(idle / 0.01, 1)}×`} |`);
+  const quiet = results.idle?.quietDay;
+  const idle = quiet ? quiet.usdPerDay.total : results.idle?.steady.usdPerDay.total;
+  const how = quiet ? `(${fmt(quiet.roundsPerDay)} idle rounds a day at the measured cost per round)` : "(steady window scaled to a day)";
+  if (Number.isFinite(idle)) rows.push(`| ≤ $0.01 per idle dataflow per day (P=4, R=2) | ${usd(idle)} ${how} | ${idle <= 0.01 ? `met (${fmt(0.01 / idle, 1)}× under)` : `**missed** by ${fmt(idle / 0.01, 1)}×`} |`);
   else rows.push("| ≤ $0.01 per idle dataflow per day (P=4, R=2) | rows unavailable (no counters) | not measured |");
   const lowNow = results.lowLoad?.find((c) => c.label === "Flux R=2");
   const lowWas = results.lowLoad?.find((c) => c.label === "Flux R=2 before");
