@@ -114,7 +114,9 @@ try {
   log(`idle cost: one P=4, R=2 dataflow alone, idle for ${idleMs / 1000} s (traced build)`);
   results.idle = await idleScenario(tracedPath, idleMs, log);
   const s = results.idle.steady;
-  log(`  steady: ${Math.round(s.perHour.calls)} calls, ${Math.round(s.perHour.rowsWritten)} rows written, ${Math.round(s.perHour.objectSeconds)} object-seconds per idle hour; $${s.usdPerDay.total.toFixed(4)} per idle dataflow per day`);
+  log(`  steady window scaled to an hour: ${Math.round(s.perHour.calls)} calls, ${Math.round(s.perHour.rowsWritten)} rows written, ${Math.round(s.perHour.objectSeconds)} object-seconds`);
+  const q = results.idle.quietDay;
+  log(q ? `  quiet day (${q.roundsPerDay} idle rounds at the measured cost per round): $${q.usdPerDay.total.toFixed(4)}` : "  quiet day not priced: no idle probe round in the window (the monitor had not backed off yet)");
 
   if (!quick) {
     log("profile: V8 CPU profile of a steady P=4, R=2 run");
