@@ -6,6 +6,7 @@
  * crashed or hung replica never runs the call; a slow one runs it, but its answer misses
  * the caller's deadline, so the call took effect while the caller saw it fail.
  */
+import type { MonitorLog } from "../../shared/monitor/monitor-errors.ts";
 import type { MonitorPort } from "../../shared/monitor/monitor-port.ts";
 import { desiredConfigs } from "../../shared/monitor/desired-config.ts";
 import { ReplicaHost } from "../../shared/replica/replica-host.ts";
@@ -14,6 +15,13 @@ import type { ReplicaTuning } from "../../shared/replica/replica-state.ts";
 import type { ReplicaPort } from "../../shared/router/write-partition.ts";
 import type { DataflowRecord } from "../../shared/wire/routing.ts";
 import { MemoryReplicaStorage } from "./memory-replica-storage.ts";
+
+/** A monitor log for tests: a monitor error that is not a failed replica call is a bug, so it fails the test. */
+export const FAIL_ON_MONITOR_ERROR: MonitorLog = {
+  error: (context, err) => {
+    throw new Error(`monitor error in ${context}`, { cause: err });
+  },
+};
 
 /** A fault that makes every call to a replica fail until healed. */
 export type MemoryFault = "crash" | "hang" | "slow";

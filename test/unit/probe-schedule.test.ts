@@ -10,7 +10,7 @@ import { runDueTicks, type DueTickHost } from "../../shared/monitor/run-due-tick
 import type { ReplicaStatus } from "../../shared/wire/replica-rpc.ts";
 import { DataflowRecordSchema, type DataflowRecord, type HealthMap } from "../../shared/wire/routing.ts";
 import { record as makeRecord, spec } from "../helpers/fixtures.ts";
-import { MemoryCluster } from "../helpers/memory-cluster.ts";
+import { FAIL_ON_MONITOR_ERROR, MemoryCluster } from "../helpers/memory-cluster.ts";
 
 const tuning: ScheduleTuning = { heartbeatMs: 500, idleProbeMs: 60_000, idleAfterMs: 10_000, missSpacingMs: 250 };
 
@@ -167,12 +167,7 @@ function alarmHost(records: DataflowRecord[]) {
     port: () => cluster,
     finishDeletion: async () => undefined,
     now: () => nowMs,
-    // A monitor error that is not a failed replica call is a bug: fail the test.
-    log: {
-      error: (context, err) => {
-        throw new Error(`monitor error in ${context}`, { cause: err });
-      },
-    },
+    log: FAIL_ON_MONITOR_ERROR,
   };
   return { host, cluster, counts, setNow: (ms: number) => void (nowMs = ms), stored };
 }

@@ -13,7 +13,7 @@ import type { WriteReply } from "../../shared/wire/replica-rpc.ts";
 import type { ReplicaPort } from "../../shared/router/write-partition.ts";
 import { DataflowRecordSchema, type DataflowRecord, type HealthMap, type SuspectVerdict } from "../../shared/wire/routing.ts";
 import { record as makeRecord, spec } from "../helpers/fixtures.ts";
-import { MemoryCluster } from "../helpers/memory-cluster.ts";
+import { FAIL_ON_MONITOR_ERROR, MemoryCluster } from "../helpers/memory-cluster.ts";
 
 const PROBE_TIMEOUT_MS = 250;
 const tuning: ScheduleTuning & { failAfterMisses: number; locationHints: string[] } = {
@@ -114,12 +114,7 @@ async function stallPrimary(stallMs: number): Promise<{ failedOver: boolean }> {
     port: () => cluster,
     finishDeletion: async () => undefined,
     now: () => nowMs,
-    // A monitor error that is not a failed replica call is a bug: fail the test.
-    log: {
-      error: (context, err) => {
-        throw new Error(`monitor error in ${context}`, { cause: err });
-      },
-    },
+    log: FAIL_ON_MONITOR_ERROR,
   };
   const schedule = new MonitorSchedule(tuning, () => null);
   // The stall begins at 1 s; a router reports it at once; each tick lasts as long as its slowest probe.
