@@ -21,6 +21,8 @@ export class ReplicaHost {
   readonly #tuning: ReplicaTuning;
   #state: ReplicaState | null = null;
   readonly #forwarder: Forwarder;
+  /** Settles once the entries a load found pending were forwarded again (or the forward failed). */
+  #reconfirmed: Promise<void> = Promise.resolve();
 
   /** @param forwardPort how this replica, as primary, reaches its standby. */
   constructor(storage: ReplicaStorage, tuning: ReplicaTuning, forwardPort: ForwardPort) {
@@ -99,8 +101,14 @@ export class ReplicaHost {
     return checkEpoch(state, epoch, "primary") ?? this.storage.readLog(fromLsn, toLsn);
   }
 
-  /** Closed results from storage plus open windows, all from the stable prefix. */
-  readResults(epoch: number, filter: ResultFilter): { status: "ok"; results: WindowResult[] } | Refusal {
+  /**
+   * Closed results from storage plus open windows, all from the stable prefix. Right after
+   * a load it first waits for the pending entries to be confirmed again: most were stable
+   * before the restart, and a reader must not see open results go back.
+   */
+  async readResults(epoch: number, filter: ResultFilter): Promise<{ status: "ok"; results: WindowResult[] } | Refusal> {
+    if (!this.load()) return NOT_INITIALISED;
+    await this.#reconfirmed;
     const state = this.load();
     if (!state) return NOT_INITIALISED;
     const refusal = checkEpoch(state, epoch, "primary");
@@ -189,8 +197,13 @@ export class ReplicaHost {
     const meta = this.storage.loadMeta();
     if (!meta) return null;
     const checkpoint = this.storage.loadCheckpoint();
-    const log = this.storage.readLog((checkpoint?.lsn ?? 0) + 1, meta.lsn);
-    this.#state = restoreReplicaState(meta, checkpoint, log, this.#tuning);
-    return this.#state;
+    // To the log's end: the stored LSN may be behind it (progress-durability.ts).
+    const log = this.storage.readLog((checkpoint?.lsn ?? 0) + 1, Number.MAX_SAFE_INTEGER);
+    const state = restoreReplicaState(meta, checkpoint, log, this.#tuning);
+    this.#state = state;
+    // Entries pending after a load were mostly stable before it: forward them now rather than at the next write.
+    const last = state.pending[state.pending.length - 1];
+    if (last) this.#reconfirmed = this.#forwarder.waitStable(last.lsn).then(() => undefined, () => undefined);
+    return state;
   }
 }
