@@ -7,6 +7,7 @@ import { env } from "cloudflare:workers";
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { SqlReplicaStorage } from "../../durable-objects/sql-replica-storage.ts";
+import { readCounters } from "../../platform/counters.ts";
 import { replicaName } from "../../shared/names.ts";
 import { DataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
 import type { LogEntry, ReplicaMeta } from "../../shared/wire/persisted.ts";
@@ -44,24 +45,36 @@ describe("replica storage layout", () => {
     expect(tables).toEqual([]);
   });
 
-  it("writes one log row per step and rewrites only the progress part", async () => {
+  it("writes one log row per step, the progress part only when it must, and drops the old last_lsn index", async () => {
     const stub = env.PARTITION_REPLICA.getByName(uniqueName("layout"));
     await runInDurableObject(stub, (_instance, state) => {
+      // The index an earlier deploy made (the object's own storage has just dropped it, if any).
+      state.storage.sql.exec("CREATE INDEX log_groups_by_last ON log_groups (last_lsn)");
       const storage = new SqlReplicaStorage(state.storage);
+      expect(state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'log_groups_by_last'").toArray()).toEqual([]);
+      const written = (run: () => void) => {
+        const before = readCounters().rowsWritten;
+        run();
+        return readCounters().rowsWritten - before;
+      };
+      const parts = () => state.storage.sql.exec<{ part: string; body: string }>("SELECT part, body FROM meta_parts ORDER BY part").toArray();
       const meta: ReplicaMeta = { ...firstLayoutMeta("x", "x"), standby: "y", lsn: 0, appliedLsn: 0, standbyAckLsn: 0 };
       storage.persist(meta, { log: [], outputs: [] });
-      const before = state.storage.sql.exec("SELECT part, body FROM meta_parts ORDER BY part").toArray();
-      storage.persist({ ...meta, lsn: 3 }, { log: entries, outputs: [] });
-      const after = state.storage.sql.exec<{ part: string; body: string }>("SELECT part, body FROM meta_parts ORDER BY part").toArray();
-      expect(after.filter((row, i) => row.body !== before[i]?.body).map((row) => row.part)).toEqual(["progress"]);
+      const before = parts();
+      // Only LSNs moved: one row (the log's), no meta part.
+      expect(written(() => storage.persist({ ...meta, lsn: 3, appliedLsn: 2, standbyAckLsn: 2 }, { log: entries, outputs: [] }))).toBe(1);
+      expect(parts()).toEqual(before);
       expect(state.storage.sql.exec("SELECT first_lsn, last_lsn FROM log_groups").toArray()).toEqual([{ first_lsn: 1, last_lsn: 3 }]);
       expect(storage.readLog(2, 3)).toEqual(entries.slice(1));
+      expect(storage.readLog(3, 3)).toEqual(entries.slice(2));
       // Trimming drops whole rows only: LSN 1 is behind the trim point but shares a row with 2 and 3.
-      storage.persist({ ...meta, lsn: 3 }, { log: [], outputs: [], trimLogThrough: 1 });
+      // It stores the progress exactly, with one UPDATE (one row).
+      expect(written(() => storage.persist({ ...meta, lsn: 3, appliedLsn: 3 }, { log: [], outputs: [], trimLogThrough: 1 }))).toBe(1);
+      expect(parts().filter((row, i) => row.body !== before[i]?.body).map((row) => row.part)).toEqual(["progress"]);
       expect(storage.readLog(1, 3)).toEqual(entries);
-      storage.persist({ ...meta, lsn: 3 }, { log: [], outputs: [], trimLogThrough: 3 });
+      expect(written(() => storage.persist({ ...meta, lsn: 3, appliedLsn: 3 }, { log: [], outputs: [], trimLogThrough: 3 }))).toBe(1);
       expect(storage.readLog(1, 3)).toEqual([]);
-      expect(new SqlReplicaStorage(state.storage).loadMeta()).toEqual({ ...meta, lsn: 3 });
+      expect(new SqlReplicaStorage(state.storage).loadMeta()).toEqual({ ...meta, lsn: 3, appliedLsn: 3 });
     });
   });
 });
