@@ -1,7 +1,6 @@
 /**
- * Runs the replica state machine over a storage port: load on first use, then for
- * every call step → persist atomically → reply (STYLE.md §2). The Durable Object is a
- * thin shell around this; the simulator runs the same code over memory.
+ * Runs the replica state machine over a storage port: load on first use, then for every call
+ * step → persist atomically → reply (STYLE.md §2). The Durable Object is a thin shell around it.
  */
 import type { ResultFilter } from "../operators/operator.ts";
 import type { Checkpoint, LogEntry } from "../wire/persisted.ts";
@@ -21,7 +20,7 @@ export class ReplicaHost {
   readonly #tuning: ReplicaTuning;
   #state: ReplicaState | null = null;
   readonly #forwarder: Forwarder;
-  /** Settles once the entries a load found pending were forwarded again (or the forward failed). */
+  /** Settles once what a load found pending was forwarded again (most of it was stable: open results must not go back). */
   #reconfirmed: Promise<void> = Promise.resolve();
 
   /** @param forwardPort how this replica, as primary, reaches its standby. */
@@ -49,11 +48,10 @@ export class ReplicaHost {
     const state = this.load();
     if (state) return this.#step(() => configure(state, msg, this.#tuning));
     if (msg.create !== true || msg.role === "retired") return NOT_INITIALISED;
-    const { name, dataflowId, partition, spec, role, epoch, hasStandby, version } = msg;
-    const standby = hasStandby ? (msg.standby ?? null) : null;
-    const identity = { name, dataflowId, partition, spec, role, epoch, hasStandby, standby, holdLogAfterLsn: null, configVersion: version };
-    const meta = { v: 1 as const, ...identity, lsn: 0, appliedLsn: 0, standbyAckLsn: 0, checkpointLsn: 0, checkpointOutputSeq: 0, outputSeq: 0 };
-    const fresh = emptyReplicaState(meta);
+    const { name, dataflowId, partition, spec, role, epoch, hasStandby, version: configVersion } = msg;
+    const config = { role, epoch, hasStandby, standby: hasStandby ? (msg.standby ?? null) : null, holdLogAfterLsn: null, configVersion };
+    const progress = { lsn: 0, appliedLsn: 0, standbyAckLsn: 0, checkpointLsn: 0, checkpointOutputSeq: 0, outputSeq: 0 };
+    const fresh = emptyReplicaState({ v: 1, name, dataflowId, partition, spec, ...config, ...progress });
     this.#persist(fresh, { log: [], outputs: [] });
     this.#state = fresh;
     return { status: "ok" };
@@ -101,13 +99,9 @@ export class ReplicaHost {
     return checkEpoch(state, epoch, "primary") ?? this.storage.readLog(fromLsn, toLsn);
   }
 
-  /**
-   * Closed results from storage plus open windows, all from the stable prefix. Right after
-   * a load it first waits for the pending entries to be confirmed again: most were stable
-   * before the restart, and a reader must not see open results go back.
-   */
+  /** Closed results plus open windows from the stable prefix; after a load, once what it found pending was forwarded again. */
   async readResults(epoch: number, filter: ResultFilter): Promise<{ status: "ok"; results: WindowResult[] } | Refusal> {
-    if (!this.load()) return NOT_INITIALISED;
+    this.load();
     await this.#reconfirmed;
     const state = this.load();
     if (!state) return NOT_INITIALISED;
@@ -197,13 +191,10 @@ export class ReplicaHost {
     const meta = this.storage.loadMeta();
     if (!meta) return null;
     const checkpoint = this.storage.loadCheckpoint();
-    // To the log's end: the stored LSN may be behind it (progress-durability.ts).
+    // To the log's end: the stored LSN may be behind it (progress-durability.ts). Pending entries are forwarded at once.
     const log = this.storage.readLog((checkpoint?.lsn ?? 0) + 1, Number.MAX_SAFE_INTEGER);
-    const state = restoreReplicaState(meta, checkpoint, log, this.#tuning);
-    this.#state = state;
-    // Entries pending after a load were mostly stable before it: forward them now rather than at the next write.
-    const last = state.pending[state.pending.length - 1];
-    if (last) this.#reconfirmed = this.#forwarder.waitStable(last.lsn).then(() => undefined, () => undefined);
+    const state = (this.#state = restoreReplicaState(meta, checkpoint, log, this.#tuning));
+    if (state.pending.length > 0) this.#reconfirmed = this.#forwarder.waitStable(state.meta.lsn).then(() => undefined, () => undefined);
     return state;
   }
 }
