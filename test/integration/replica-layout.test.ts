@@ -77,4 +77,34 @@ describe("replica storage layout", () => {
       expect(new SqlReplicaStorage(state.storage).loadMeta()).toEqual({ ...meta, lsn: 3, appliedLsn: 3 });
     });
   });
+
+  it("extends the log row it wrote last (one row written per step), and starts a new row after a restart or past a gap", async () => {
+    const stub = env.PARTITION_REPLICA.getByName(uniqueName("segments"));
+    await runInDurableObject(stub, (_instance, state) => {
+      const storage = new SqlReplicaStorage(state.storage);
+      const meta: ReplicaMeta = { ...firstLayoutMeta("x", "x"), standby: "y", lsn: 0, appliedLsn: 0, standbyAckLsn: 0 };
+      storage.persist(meta, { log: [], outputs: [] });
+      const many: LogEntry[] = Array.from({ length: 9 }, (_, i) => ({ lsn: i + 1, producer: "p", seq: i + 1, records: JSON.stringify([["ü €", i, i]]) }));
+      const rows = () => state.storage.sql.exec("SELECT first_lsn, last_lsn FROM log_groups ORDER BY first_lsn").toArray();
+      for (const group of [many.slice(0, 1), many.slice(1, 3), many.slice(3, 4)]) {
+        const before = readCounters().rowsWritten;
+        storage.persist({ ...meta, lsn: group[group.length - 1]?.lsn ?? 0 }, { log: group, outputs: [] });
+        expect(readCounters().rowsWritten - before).toBe(1);
+      }
+      expect(rows()).toEqual([{ first_lsn: 1, last_lsn: 4 }]);
+      expect(storage.readLog(1, 9)).toEqual(many.slice(0, 4));
+      const restarted = new SqlReplicaStorage(state.storage);
+      restarted.loadMeta();
+      restarted.persist({ ...meta, lsn: 5 }, { log: many.slice(4, 5), outputs: [] });
+      restarted.persist({ ...meta, lsn: 8 }, { log: many.slice(6, 8), outputs: [] });
+      restarted.persist({ ...meta, lsn: 9 }, { log: many.slice(8, 9), outputs: [] });
+      expect(rows()).toEqual([{ first_lsn: 1, last_lsn: 4 }, { first_lsn: 5, last_lsn: 5 }, { first_lsn: 7, last_lsn: 9 }]);
+      expect(restarted.readLog(2, 9).map((e) => e.lsn)).toEqual([2, 3, 4, 5, 7, 8, 9]);
+      expect(restarted.readLog(8, 9)).toEqual(many.slice(7, 9));
+      // A trim that drops the row being extended: the next entries start a new row.
+      restarted.persist({ ...meta, lsn: 9 }, { log: [], outputs: [], trimLogThrough: 9 });
+      restarted.persist({ ...meta, lsn: 10 }, { log: [{ lsn: 10, producer: "p", seq: 10, records: "[]" }], outputs: [] });
+      expect(rows()).toEqual([{ first_lsn: 10, last_lsn: 10 }]);
+    });
+  });
 });
