@@ -13,7 +13,7 @@ import type { ReplicaEffects } from "./replica-state.ts";
  * load (`restoreReplicaState`): applied at once, or pending until the standby confirms them
  * again on a primary with a standby. A stale `standbyAckLsn` only delays trims and answers.
  */
-export const LAGGING_FIELDS = ["lsn", "appliedLsn", "standbyAckLsn"] as const satisfies readonly (keyof ReplicaMeta)[];
+const LAGGING_FIELDS = ["lsn", "appliedLsn", "standbyAckLsn"] as const satisfies readonly (keyof ReplicaMeta)[];
 
 type LaggingField = (typeof LAGGING_FIELDS)[number];
 const LAGGING = new Set<keyof ReplicaMeta>(LAGGING_FIELDS);
