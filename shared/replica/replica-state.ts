@@ -99,9 +99,8 @@ export function restoreReplicaState(
   let outputSeq = checkpoint?.outputSeq ?? 0;
   let appliedLsn = checkpoint?.lsn ?? 0;
   let lastLsn = appliedLsn;
-  let applyThrough = Number.POSITIVE_INFINITY;
-  if (meta.role === "retired") applyThrough = meta.appliedLsn;
-  else if (meta.role === "primary" && meta.hasStandby) applyThrough = Math.max(meta.appliedLsn, meta.standbyAckLsn);
+  const waits = meta.role === "retired" || (meta.role === "primary" && meta.hasStandby);
+  const applyThrough = waits ? meta.appliedLsn : Number.POSITIVE_INFINITY;
   for (const entry of log) {
     if (entry.lsn <= lastLsn) continue;
     if (entry.lsn !== lastLsn + 1) throw new Error(`${meta.name}: log gap at LSN ${lastLsn + 1}`);
