@@ -36,7 +36,7 @@ function reusingStubs(env: Env, timer: DeadlineTimer, timeoutMs: number) {
 }
 
 /** Replica RPCs for routers, each bounded by `timeoutMs` on `timer` (one per request: a Worker's timers belong to a request). */
-export function replicaPort(env: Env, timeoutMs: number, timer: DeadlineTimer = new DeadlineTimer()): ReplicaPort {
+export function replicaPort(env: Env, timeoutMs: number, timer: DeadlineTimer): ReplicaPort {
   const call = reusingStubs(env, timer, timeoutMs);
   return {
     write: (name, msg) => call(name, `replica ${name} (write)`, async (stub) => stub.write(msg)),
