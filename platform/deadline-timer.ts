@@ -3,7 +3,9 @@
  * `clearTimeout` per call, one timer stays armed for the earliest deadline. A deadline
  * that is met is merely forgotten; the timer is left to fire, finds nothing due and
  * re-arms for the next one (if any), so calls that follow each other closely share it.
- * A deadline fires no earlier than it is due and, timers permitting, not later either.
+ * A nearer deadline arms a timer of its own, and the one armed before stays to serve what
+ * is due by its time, so none is wasted. A deadline fires no earlier than it is due and,
+ * timers permitting, not later either.
  *
  * One instance per context that may own a timer: a Worker request (its timers die with
  * it) or a Durable Object (whose requests share one context).
@@ -25,8 +27,8 @@ const RUNTIME: TimerClock = { now: () => Date.now(), setTimer: (run, ms) => setT
 export class DeadlineTimer {
   readonly #clock: TimerClock;
   readonly #deadlines = new Set<Deadline>();
-  /** When the armed timer fires (Infinity: none armed). */
-  #armedFor = Number.POSITIVE_INFINITY;
+  /** When each armed timer fires (few: one, plus any armed earlier for a nearer deadline). */
+  readonly #armed: number[] = [];
 
   constructor(clock: TimerClock = RUNTIME) {
     this.#clock = clock;
@@ -36,7 +38,7 @@ export class DeadlineTimer {
   after(ms: number, fire: () => void): () => void {
     const deadline: Deadline = { due: this.#clock.now() + ms, fire };
     this.#deadlines.add(deadline);
-    if (deadline.due < this.#armedFor) this.#arm(deadline.due);
+    if (deadline.due < this.#nextTimer()) this.#arm(deadline.due);
     return () => void this.#deadlines.delete(deadline);
   }
 
@@ -67,16 +69,18 @@ export class DeadlineTimer {
     return this.#deadlines.size;
   }
 
+  #nextTimer(): number {
+    return this.#armed.length === 0 ? Number.POSITIVE_INFINITY : Math.min(...this.#armed);
+  }
+
   #arm(due: number): void {
-    // An earlier timer may still be armed: it fires, finds nothing due and re-arms no earlier than needed.
-    this.#armedFor = due;
+    this.#armed.push(due);
     // At least 1 ms: a clock that has not moved yet must not spin the timer.
     this.#clock.setTimer(() => this.#fired(due), Math.max(1, due - this.#clock.now()));
   }
 
-  #fired(armedFor: number): void {
-    if (armedFor !== this.#armedFor) return; // superseded by an earlier one, which has re-armed
-    this.#armedFor = Number.POSITIVE_INFINITY;
+  #fired(at: number): void {
+    this.#armed.splice(this.#armed.indexOf(at), 1);
     const now = this.#clock.now();
     let next = Number.POSITIVE_INFINITY;
     for (const deadline of this.#deadlines) {
@@ -85,6 +89,7 @@ export class DeadlineTimer {
         deadline.fire();
       } else next = Math.min(next, deadline.due);
     }
-    if (next < this.#armedFor) this.#arm(next);
+    // A timer armed earlier that fires no later than the next deadline serves it.
+    if (next < this.#nextTimer()) this.#arm(next);
   }
 }

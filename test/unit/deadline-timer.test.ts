@@ -86,4 +86,22 @@ describe("DeadlineTimer", () => {
     await expect(late).rejects.toThrow("replica r (write) did not answer within 100 ms");
     expect(timer.pending).toBe(0);
   });
+
+  it("arms one timer per round of short waits beside a far deadline, not one for each", () => {
+    const clock = new FakeClock();
+    const timer = new DeadlineTimer(clock);
+    timer.after(1_000, () => {}); // a call's deadline
+    let polls = 0;
+    // Three waiting callers that poll every millisecond, re-registering after each poll.
+    const poll = () =>
+      timer.after(1, () => {
+        polls += 1;
+        if (polls < 300) poll();
+      });
+    for (let i = 0; i < 3; i++) poll();
+    clock.advance(1_100);
+    expect(polls).toBe(300);
+    // The deadline's timer, then one per millisecond of polling (100 rounds of three).
+    expect(clock.set).toBeLessThanOrEqual(1 + 100 + 1);
+  });
 });
