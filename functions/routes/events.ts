@@ -58,11 +58,13 @@ export const eventsRoutes = new Hono<AppEnv>()
       subBatches: routeEvents(record.spec, events, receivedAtMs, config.maxKeyLength),
     }));
     const keep = (p: Promise<unknown>) => waitUntil(c, p);
-    // One timer for this request's call deadlines, slow-call watches and coalescer waits.
+    // One timer for this request's call deadlines and slow-call watches.
     const timer = new DeadlineTimer();
     const port = replicaPort(c.env, config, timer, (replica) => c.var.suspects.verdict(replica, () => reportSuspect(c.env, keep, replica)));
     // Concurrent sub-batches for the same primary share a call, made with the port of one of their requests.
-    const send = c.var.coalescer.sendVia(port, (ms, fire) => void timer.after(ms, fire));
+    // Each waiting sub-batch polls on a timer of its own: polling on the request's shared timer woke a
+    // request's waiters together and, measured at P=16, R=2, cut the sub-batches per call from ~3 to ~2.
+    const send = c.var.coalescer.sendVia(port, (ms, fire) => void setTimeout(fire, ms));
     const results = await writeBatch(send, routed, { producer, seq }, () =>
       routeStream(c.env, c.var.routingCache, stream, true).then((routing) => routing.dataflows),
     ).catch((err: unknown) => {

@@ -8,9 +8,8 @@
  * batch's outcome. Waiting callers poll instead of awaiting another request's promise,
  * and every call is made by one of its own callers, through that caller's port: the
  * Workers runtime forbids one request resolving or doing I/O for another (measured:
- * "Cannot perform I/O on behalf of a different request"). A caller polls on its own
- * request's timer (`After`), so the waiting sub-batches of one request share one timer
- * per poll rather than one each. It holds nothing that must survive the isolate: a lost
+ * "Cannot perform I/O on behalf of a different request"), so a caller polls on a timer
+ * of its own context (`After`). It holds nothing that must survive the isolate: a lost
  * isolate fails the callers, who resend.
  */
 import type { WriteBatch, WriteReply } from "../wire/replica-rpc.ts";
