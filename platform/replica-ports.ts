@@ -39,7 +39,7 @@ export function monitorPort(env: Env, probeTimeoutMs: number, callTimeoutMs: num
     configure: (name, msg) => call(name, "configure", async () => stub(name).init(msg)),
     beginSeed: (name, epoch) => call(name, "beginSeed", async () => stub(name).beginSeed(epoch)),
     readSeedChunk: (name, epoch, id, index) => call(name, "readSeedChunk", async () => stub(name).readSeedChunk(epoch, id, index)),
-    acceptSeedChunk: (name, id, index, body) => call(name, "acceptSeedChunk", async () => stub(name).acceptSeedChunk(id, index, body)),
+    acceptSeedChunk: (name, id, index, body, spec) => call(name, "acceptSeedChunk", async () => stub(name).acceptSeedChunk(id, index, body, spec)),
     readOutputPage: (name, epoch, after, limit) => call(name, "readOutputPage", async () => stub(name).readOutputPage(epoch, after, limit)),
     acceptOutputs: (name, outputs) => call(name, "acceptOutputs", async () => stub(name).acceptOutputs(outputs)),
     finishSeed: (name, msg) => call(name, "finishSeed", async () => stub(name).finishSeed(msg)),
