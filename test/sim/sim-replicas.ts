@@ -142,7 +142,7 @@ export class SimReplicas {
       readOutputPage: (name, epoch, afterSeq, limit) =>
         call(name, "readOutputPage", (h) => hooked(hooks.readOutputPage, h, { epoch, afterSeq, limit }, (m) => h.readOutputPage(m.epoch, m.afterSeq, m.limit))),
       acceptOutputs: (name, outputs) => call(name, "acceptOutputs", (h) => acceptOutputs(h, outputs)),
-      finishSeed: (name, msg) => call(name, "finishSeed", (h) => finishSeed(h, msg)),
+      finishSeed: (name, msg) => call(name, "finishSeed", (h) => hooked(hooks.finishSeed, h, msg, (m) => finishSeed(h, m))),
     };
   }
 
