@@ -38,8 +38,9 @@ export function restoreCheckpoint(spec: DataflowSpec, rows: readonly string[]): 
   const first = rows[0];
   if (first === undefined) return null;
   if (!isPieceFormat(first)) {
-    const { lsn, outputSeq, dedup, operator } = CheckpointSchema.parse(JSON.parse(rows.join("")));
-    return { lsn, outputSeq, dedup, operator: compileDataflow(spec).bind(operator) };
+    const body = rows.join("");
+    const { lsn, outputSeq, dedup, operator } = CheckpointSchema.parse(JSON.parse(body));
+    return { lsn, outputSeq, dedup, operator: compileDataflow(spec).bind(operator), chars: body.length };
   }
   const builder = new CheckpointBuilder(spec);
   for (const row of rows) builder.push(row);
@@ -53,6 +54,7 @@ export class CheckpointBuilder {
   #header: z.infer<typeof CheckpointHeaderSchema> | null = null;
   #restore: SliceRestore | null = null;
   #slices = 0;
+  #chars = 0;
 
   constructor(spec: DataflowSpec) {
     this.#spec = spec;
@@ -60,6 +62,7 @@ export class CheckpointBuilder {
 
   /** Takes the next row, parsing and restoring the piece it completes. Throws if it is malformed. */
   push(row: string): void {
+    this.#chars += row.length;
     const piece = this.#reader.push(row);
     if (piece === null) return;
     const value: unknown = JSON.parse(piece);
@@ -79,6 +82,6 @@ export class CheckpointBuilder {
     if (!header || !this.#restore || this.#slices !== header.slices || this.#reader.partial) {
       throw new Error(`checkpoint incomplete: ${this.#slices} of ${header?.slices ?? "?"} slices`);
     }
-    return { lsn: header.lsn, outputSeq: header.outputSeq, dedup: header.dedup, operator: this.#restore.finish() };
+    return { lsn: header.lsn, outputSeq: header.outputSeq, dedup: header.dedup, operator: this.#restore.finish(), chars: this.#chars };
   }
 }

@@ -24,7 +24,7 @@ export interface ReplicaState {
   sinceCheckpoint: number;
   /** Characters of records applied since the last checkpoint. */
   charsSinceCheckpoint: number;
-  /** Size of the last checkpoint taken by this process, characters (0: none yet). */
+  /** Size of the last checkpoint taken or restored, characters (0: none). */
   lastCheckpointChars: number;
 }
 
@@ -55,6 +55,8 @@ export interface RestoredCheckpoint {
   outputSeq: number;
   dedup: DedupState;
   operator: LiveOperator;
+  /** Its stored size, characters: the next checkpoint waits for a quarter of that in new log. */
+  chars: number;
 }
 
 /** A fresh replica state with no history, or one holding a restored checkpoint. */
@@ -62,7 +64,7 @@ export function emptyReplicaState(meta: ReplicaMeta, checkpoint?: RestoredCheckp
   const compiled = compileDataflow(meta.spec);
   const operator = checkpoint?.operator ?? compiled.bind();
   const dedup = checkpoint?.dedup ?? {};
-  return { meta, operator, maxWindowMs: compiled.maxWindowMs, dedup, pending: [], sinceCheckpoint: 0, charsSinceCheckpoint: 0, lastCheckpointChars: 0 };
+  return { meta, operator, maxWindowMs: compiled.maxWindowMs, dedup, pending: [], sinceCheckpoint: 0, charsSinceCheckpoint: 0, lastCheckpointChars: checkpoint?.chars ?? 0 };
 }
 
 /** A replica's progress, for probes and status pages. */
