@@ -20,16 +20,17 @@ const CheckpointHeaderSchema = z.object({
   lsn: z.number().int().min(0),
   outputSeq: z.number().int().min(0),
   dedup: DedupStateSchema,
-  /** The operator's head (`StateSlicing.split`), checked by the operator. */
+  /** The operator's head (`StateSlicing.split`), checked by the operator; its whole snapshot when `sliced` is false. */
   head: z.unknown(),
+  sliced: z.boolean(),
   /** How many slice pieces follow the header. */
   slices: z.number().int().min(0),
 });
 
 /** The pieces of a checkpoint of `operator` as of `lsn`: header first, then the slices. */
 export function checkpointPieces(lsn: number, outputSeq: number, dedup: DedupState, operator: LiveOperator, perSlice: number): string[] {
-  const { head, slices } = operator.split(perSlice);
-  const header = JSON.stringify({ v: 2, lsn, outputSeq, dedup, head, slices: slices.length });
+  const { head, slices, sliced } = operator.split(perSlice);
+  const header = JSON.stringify({ v: 2, lsn, outputSeq, dedup, head, sliced, slices: slices.length });
   return [header, ...slices.map((slice) => JSON.stringify(slice))];
 }
 
@@ -68,7 +69,7 @@ export class CheckpointBuilder {
     const value: unknown = JSON.parse(piece);
     if (!this.#header || !this.#restore) {
       this.#header = CheckpointHeaderSchema.parse(value);
-      this.#restore = compileDataflow(this.#spec).restoreSliced(this.#header.head);
+      this.#restore = compileDataflow(this.#spec).restoreSliced(this.#header.head, this.#header.sliced);
       return;
     }
     if (this.#slices >= this.#header.slices) throw new Error(`checkpoint: more than the ${this.#header.slices} slices its header announces`);

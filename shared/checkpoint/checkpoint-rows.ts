@@ -4,7 +4,7 @@
  * piece per slice of operator state. A row starts with "." when it ends its piece and with
  * "+" when the piece goes on in the next row, so a reader parses each piece as soon as
  * its last row arrives. Format 1 (stored before issue 12) is one JSON text cut anywhere;
- * its first row starts with `{"v":1`.
+ * its first row starts with `{"v":1`, never with a piece marker.
  */
 import { chunkText } from "../replica/chunk-text.ts";
 
@@ -23,7 +23,7 @@ export function piecesToRows(pieces: readonly string[], rowChars: number): strin
 
 /** Whether stored rows are format 2 (pieces), judged by the first row. */
 export function isPieceFormat(firstRow: string): boolean {
-  return (firstRow.startsWith(ENDS) || firstRow.startsWith(CONTINUES)) && firstRow.startsWith('{"v":2', 1);
+  return firstRow.startsWith(ENDS) || firstRow.startsWith(CONTINUES);
 }
 
 /** Reassembles pieces from rows pushed in order. */

@@ -17,7 +17,7 @@ export interface CompiledDataflow {
   /** A live operator, fresh or restored from a checkpoint's operator snapshot. */
   bind(snapshot?: unknown): LiveOperator;
   /** Starts rebuilding a live operator from a sliced checkpoint's head. */
-  restoreSliced(head: unknown): SliceRestore;
+  restoreSliced(head: unknown, sliced: boolean): SliceRestore;
 }
 
 /** Compiles a validated spec; throws if it names an operator that is no longer registered. */
@@ -28,7 +28,7 @@ export function compileDataflow(spec: DataflowSpec): CompiledDataflow {
     return registered.compile(spec.operator.params);
   }
   const operator = windowAggregate(spec);
-  return { fields: windowRecordFields(spec.aggregates ?? {}), maxWindowMs: spec.window?.sizeMs ?? 0, bind: (snapshot) => bindOperator(operator, snapshot), restoreSliced: (head) => restoreSliced(operator, head) };
+  return { fields: windowRecordFields(spec.aggregates ?? {}), maxWindowMs: spec.window?.sizeMs ?? 0, bind: (snapshot) => bindOperator(operator, snapshot), restoreSliced: (head, sliced) => restoreSliced(operator, head, sliced) };
 }
 
 /** The record fields of a spec (what the router extracts from each event). */

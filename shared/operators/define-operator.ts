@@ -24,7 +24,7 @@ export interface RegisteredOperator {
   description: string;
   params: z.ZodType<unknown>;
   /** Compiles already-validated parameters; throws if they do not parse. */
-  compile(params: unknown): { fields: RecordField[]; maxWindowMs: number; bind(snapshot?: unknown): LiveOperator; restoreSliced(head: unknown): SliceRestore };
+  compile(params: unknown): { fields: RecordField[]; maxWindowMs: number; bind(snapshot?: unknown): LiveOperator; restoreSliced(head: unknown, sliced: boolean): SliceRestore };
 }
 
 /** Packages a definition for the registry. */
@@ -36,7 +36,7 @@ export function defineOperator<P, S>(definition: OperatorDefinition<P, S>): Regi
       const params = definition.params.parse(raw);
       const operator = definition.create(params);
       const bind = (snapshot?: unknown) => bindOperator(operator, snapshot);
-      return { fields: definition.fields(params), maxWindowMs: definition.maxWindowMs(params), bind, restoreSliced: (head: unknown) => restoreSliced(operator, head) };
+      return { fields: definition.fields(params), maxWindowMs: definition.maxWindowMs(params), bind, restoreSliced: (head: unknown, sliced: boolean) => restoreSliced(operator, head, sliced) };
     },
   };
 }

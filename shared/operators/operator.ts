@@ -14,7 +14,7 @@
  * - Keys of objects built from user strings need a prefix (e.g. `$`) so `__proto__` is safe.
  */
 import type { FluxRecord, ResultPosition, WindowResult } from "../wire/window-result.ts";
-import { addSliceTo, splitState, stateFromHead, type StateSlicing } from "./state-slices.ts";
+import { addSliceTo, splitState, stateFromHead, type SplitState, type StateSlicing } from "./state-slices.ts";
 
 /** A field each record carries after key and time: numbers are finite and within ±1e15; strings also accept numbers (as their decimal text). */
 export interface RecordField {
@@ -72,7 +72,7 @@ export interface LiveOperator {
   /** The JSON value to checkpoint; serialize it before the next call mutates it. */
   snapshot(): unknown;
   /** The state as a head and slices of at most `perSlice` entries; serialize them before the next call mutates it. */
-  split(perSlice: number): { head: unknown; slices: unknown[] };
+  split(perSlice: number): SplitState;
   openResults(filter: ResultFilter): WindowResult[];
   lateRecords(): number;
 }
@@ -91,8 +91,8 @@ export interface SliceRestore {
 }
 
 /** Starts rebuilding `operator`'s state from a checkpoint's head (see `state-slices.ts`). */
-export function restoreSliced<S>(operator: Operator<S>, head: unknown): SliceRestore {
-  const state = stateFromHead(operator, head);
+export function restoreSliced<S>(operator: Operator<S>, head: unknown, sliced: boolean): SliceRestore {
+  const state = stateFromHead(operator, head, sliced);
   return { add: (slice) => addSliceTo(operator, state, slice), finish: () => bindState(operator, state) };
 }
 

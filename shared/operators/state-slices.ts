@@ -19,15 +19,24 @@ export interface StateSlicing<S> {
   addSlice(state: S, slice: unknown): void;
 }
 
-/** The head and slices of an operator's state (no `slicing`: the whole snapshot as head). */
-export function splitState<S>(operator: Operator<S>, state: S, perSlice: number): { head: unknown; slices: unknown[] } {
-  if (operator.slicing) return operator.slicing.split(state, perSlice);
-  return { head: operator.snapshot ? operator.snapshot(state) : state, slices: [] };
+/** A state split for a checkpoint; `sliced: false` when the head is the whole snapshot (the operator has no `slicing`). */
+export interface SplitState {
+  head: unknown;
+  slices: unknown[];
+  sliced: boolean;
 }
 
-/** A state rebuilt from a head, to which `addSlice` adds slices. */
-export function stateFromHead<S>(operator: Operator<S>, head: unknown): S {
-  return operator.slicing ? operator.slicing.fromHead(head) : operator.restore(head);
+/** The head and slices of an operator's state (no `slicing`: the whole snapshot as head). */
+export function splitState<S>(operator: Operator<S>, state: S, perSlice: number): SplitState {
+  if (operator.slicing) return { ...operator.slicing.split(state, perSlice), sliced: true };
+  return { head: operator.snapshot ? operator.snapshot(state) : state, slices: [], sliced: false };
+}
+
+/** A state rebuilt from a head (`sliced: false`: the whole snapshot, restored with `restore`), to which `addSlice` adds slices. */
+export function stateFromHead<S>(operator: Operator<S>, head: unknown, sliced: boolean): S {
+  if (!sliced) return operator.restore(head);
+  if (!operator.slicing) throw new Error("checkpoint has slices, but the operator does not slice its state");
+  return operator.slicing.fromHead(head);
 }
 
 /** Adds a slice to a state rebuilt by {@link stateFromHead}. */
