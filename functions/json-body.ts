@@ -24,12 +24,28 @@ export function mediaTypeOf(contentType: string | undefined): string {
   return (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
 }
 
+/**
+ * Refuses a `charset` parameter other than UTF-8: bodies are always decoded as UTF-8, so
+ * one sent in another encoding would be read as something it is not.
+ */
+export function requireUtf8Charset(contentType: string | undefined): void {
+  for (const param of (contentType ?? "").split(";").slice(1)) {
+    const [name = "", value = ""] = param.split("=").map((part) => part.trim());
+    if (name.toLowerCase() !== "charset") continue;
+    const charset = value.replace(/^"(.*)"$/, "$1").toLowerCase();
+    if (charset !== "utf-8" && charset !== "utf8") {
+      throw new FluxError("UNSUPPORTED_MEDIA_TYPE", `send the body encoded as UTF-8 (charset was '${value}'; leave it out or say charset=utf-8)`);
+    }
+  }
+}
+
 /** Middleware for routes whose body is one JSON document. */
 export const strictJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   const mediaType = mediaTypeOf(c.req.header("content-type"));
   if (!JSON_MEDIA_TYPE.test(mediaType)) {
     throw new FluxError("UNSUPPORTED_MEDIA_TYPE", `send the body as application/json (content-type was ${mediaType ? `'${mediaType}'` : "missing"})`);
   }
+  requireUtf8Charset(c.req.header("content-type"));
   const text = decodeUtf8(await c.req.arrayBuffer());
   let value: unknown;
   try {

@@ -1,20 +1,19 @@
 /**
- * Maps a key to its partition: 32-bit FNV-1a over the key's UTF-16 code units, mod P.
- * Stable across deploys and runtimes; routers and tests call it, operators never do.
+ * Maps a key to its partition through its key group (`keygroups/key-groups.ts`): 32-bit
+ * FNV-1a over the key's UTF-16 code units, mod 16·P, owned by group mod P, which is the
+ * hash mod P. Stable across deploys and runtimes; routers and tests call it, operators never do.
  */
+import { defaultKeyGroupMap, keyGroupOf, ownerOf, type KeyGroupMap } from "./keygroups/key-groups.ts";
+
+/** The default key-group map per partition count, built once (P is at most 64). */
+const maps = new Map<number, KeyGroupMap>();
 
 /**
  * The partition in `[0, partitionCount)` that owns `key`.
  * @param partitionCount a positive integer; throws otherwise.
  */
 export function partitionFor(key: string, partitionCount: number): number {
-  if (!Number.isInteger(partitionCount) || partitionCount < 1) {
-    throw new RangeError(`partition count must be a positive integer, got ${partitionCount}`);
-  }
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) {
-    hash ^= key.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0) % partitionCount;
+  let map = maps.get(partitionCount);
+  if (!map) maps.set(partitionCount, (map = defaultKeyGroupMap(partitionCount)));
+  return ownerOf(map, keyGroupOf(key, map.groups));
 }

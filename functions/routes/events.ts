@@ -16,7 +16,7 @@ import type { AppEnv } from "../app-env.ts";
 import { checkStreamEvents } from "../../shared/ingest/check-stream-events.ts";
 import { countRefusal, replicaPort, reportFailure, reportSuspect, routeStream } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
-import { decodeUtf8, mediaTypeOf } from "../json-body.ts";
+import { decodeUtf8, mediaTypeOf, requireUtf8Charset } from "../json-body.ts";
 import { writeBatch } from "../../shared/router/write-batch.ts";
 
 export const eventsRoutes = new Hono<AppEnv>()
@@ -41,6 +41,7 @@ export const eventsRoutes = new Hono<AppEnv>()
     if (!ndjson && mediaTypeOf(contentType) !== "application/json") {
       throw new FluxError("UNSUPPORTED_MEDIA_TYPE", "send application/json (an array of events) or application/x-ndjson");
     }
+    requireUtf8Charset(contentType);
     const events = parseEventsBody(decodeUtf8(await c.req.arrayBuffer()), ndjson);
     if (events.length === 0) throw new FluxError("INVALID_REQUEST", "the batch has no events");
     if (events.length > config.maxBatchEvents) {

@@ -10,6 +10,7 @@ import { markCallFailures, tickErrors, type MonitorLog } from "./monitor-errors.
 import { desiredConfigs, isConfigured } from "./desired-config.ts";
 import type { MonitorPort, ProbeResult } from "./monitor-port.ts";
 import { planMonitorTick, replicasToProbe, type MonitorTuning } from "./plan-monitor-tick.ts";
+import { noteRetiredProbes, retiredDue, retiredReplicas } from "./retired-probes.ts";
 import { sendClockTicks } from "./send-ticks.ts";
 import { syncStandby } from "./sync-standby.ts";
 
@@ -59,7 +60,10 @@ type Report = (partition: number, context: string, err: unknown) => void;
 async function tickDataflow(tick: Tick, record: DataflowRecord, health: HealthMap): Promise<void> {
   const { port, store, nowMs } = tick;
   const errors = tickErrors(tick.log, record, nowMs);
-  const probes = await probeAll(port, replicasToProbe(record));
+  // Retired replicas' probes run alongside but are awaited last (`retired-probes.ts`).
+  const retired = retiredReplicas(record);
+  const retiredProbes = probeAll(port, retiredDue(record, health, nowMs, tick.tuning.missSpacingMs));
+  const probes = await probeAll(port, replicasToProbe(record).filter((name) => !retired.has(name)));
   planMonitorTick(record, health, probes, nowMs, tick.tuning);
   await store.save(record, health);
   await reconcile(port, record, probes, errors.report);
@@ -77,6 +81,12 @@ async function tickDataflow(tick: Tick, record: DataflowRecord, health: HealthMa
   if (attached) await reconcile(port, record, new Map([...probes, ...(await probeAll(port, freshReplicas(record)))]), errors.report);
   // Last, so a slow tick write never delays fail-over or recovery; only to replicas that answered.
   await sendClockTicks(port, record, nowMs, (name) => statusOf(probes, name) !== null, errors.report);
+  const late = await retiredProbes;
+  if (late.size > 0) {
+    noteRetiredProbes(health, late, nowMs);
+    await reconcile(port, record, late, errors.report);
+    await store.save(record, health);
+  }
   if (errors.takeUnsaved()) await store.save(record, health);
 }
 

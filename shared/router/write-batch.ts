@@ -92,7 +92,7 @@ function toAck(dataflow: string, outcome: PartitionOutcome, batch: { producer: s
     case "incomplete":
       throw new FluxError(
         "UNAVAILABLE",
-        `partition ${outcome.partition} of dataflow '${dataflow}' could not confirm the batch: replica ${outcome.replica || "(none in routing)"} did not answer in time or failed, so the monitor is probing it and fails it over if it stays down; retry with the same Flux-Seq`,
+        `partition ${outcome.partition} of dataflow '${dataflow}' could not confirm the batch: replica ${outcome.replica || "(none in routing)"} did not answer in time or failed, so the monitor is probing it (if it stays down, its partner takes over, or without one the partition waits for it to return); retry with the same Flux-Seq`,
         { dataflow, partition: outcome.partition, replica: outcome.replica, reason: outcome.reason },
       );
   }

@@ -31,4 +31,7 @@ export const ResultsQuerySchema = z.strictObject({
     .transform(Number)
     .optional(),
   after: CursorSchema.optional(),
+}).refine((q) => q.from === undefined || q.to === undefined || q.from <= q.to, {
+  message: "`from` must not be after `to` (windows overlapping [from, to) are kept)",
+  path: ["from"],
 });

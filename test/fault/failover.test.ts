@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { partitionFor } from "../../shared/partitioner.ts";
 import { call, createDataflow } from "../helpers/api.ts";
-import { expectExact, fault, faultSpec, postUntilAcked, routing, tick, tickUntilHealthy, type Event } from "../helpers/fault-client.ts";
+import { expectExact, fault, faultSpec, postUntilAcked, routing, tickUntilHealthy, tickUntilRetired, type Event } from "../helpers/fault-client.ts";
 
 const PAGES = ["a", "b", "c", "d", "e", "f", "g", "h"];
 
@@ -40,9 +40,8 @@ describe.each(["crash", "hang", "slow", "wipe"])("a %s", (kind) => {
     await expectExact(id, stream, acked);
 
     if (kind !== "wipe") {
-      await tick();
+      await tickUntilRetired(victim);
       const zombie = env.PARTITION_REPLICA.getByName(victim);
-      expect(await zombie.status()).toMatchObject({ role: "retired" });
       const write = await zombie.write({ epoch: route?.epoch ?? 0, batches: [{ producer: "z", seq: 1, records: "[]" }] });
       expect(write.status === "ok" && write.results[0]?.status === "applied").toBe(false);
     }

@@ -12,7 +12,7 @@ import { COORDINATOR_NAME } from "../../shared/names.ts";
 import { partitionFor } from "../../shared/partitioner.ts";
 import { DataflowRecordSchema } from "../../shared/wire/routing.ts";
 import { call, createDataflow, postEvents } from "../helpers/api.ts";
-import { expectExact, fault, faultSpec, postUntilAcked, routing, tick, tickUntilHealthy, type Event } from "../helpers/fault-client.ts";
+import { expectExact, fault, faultSpec, postUntilAcked, routing, tick, tickUntilHealthy, tickUntilRetired, type Event } from "../helpers/fault-client.ts";
 
 const onPartition = (partition: number, seq: number): Event[] =>
   ["a", "b", "c", "d", "e", "f"].filter((p) => partitionFor(p, 2) === partition).map((page) => ({ page, ts: seq * 10, bytes: seq }));
@@ -45,8 +45,7 @@ describe("both replicas of a partition down", () => {
     await tickUntilHealthy(id);
     await expectExact(id, stream, acked);
     await fault(primary, "heal");
-    await tick();
-    expect(await env.PARTITION_REPLICA.getByName(primary).status()).toMatchObject({ role: "retired" });
+    await tickUntilRetired(primary);
   });
 });
 

@@ -64,6 +64,20 @@ export async function tickUntilHealthy(id: string, maxTicks = 30): Promise<void>
   expect((await routing(id)).map((p) => p.status)).toEqual((await routing(id)).map(() => "healthy"));
 }
 
+/**
+ * Ticks until the healed replica `name` was told to retire: replaced replicas that kept
+ * missing are probed ever more rarely, at most 64 s apart (retired-probes.ts).
+ */
+export async function tickUntilRetired(name: string, withinMs = 70_000): Promise<void> {
+  const replica = env.PARTITION_REPLICA.getByName(name);
+  const deadline = Date.now() + withinMs;
+  while ((await replica.status())?.role !== "retired" && Date.now() < deadline) {
+    await tick();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  expect(await replica.status()).toMatchObject({ role: "retired" });
+}
+
 /** Every result of a dataflow, page by page. */
 async function allResults(id: string): Promise<{ key: string; windowStartMs: number; values: Record<string, number | null> }[]> {
   const all: { key: string; windowStartMs: number; values: Record<string, number | null> }[] = [];

@@ -102,7 +102,11 @@ describe("strict request bodies", () => {
     }
     await expectNoDataflow(id);
     expect((await errorOf(await call("PUT", `/v1/streams/${stream}`, '{"fields":{"a":{"type":"string"}}}', { "content-type": "text/plain" }))).status).toBe(415);
-    expect((await call("PUT", `/v1/dataflows/${id}`, spec, { "content-type": "application/json; charset=utf-8" })).status).toBe(201);
+    const latin1 = await errorOf(await call("PUT", `/v1/dataflows/${id}`, spec, { "content-type": "application/json; charset=latin1" }));
+    expect(latin1).toMatchObject({ status: 415, code: "UNSUPPORTED_MEDIA_TYPE" });
+    expect(latin1.message).toMatch(/UTF-8 \(charset was 'latin1'/);
+    await expectNoDataflow(id);
+    expect((await call("PUT", `/v1/dataflows/${id}`, spec, { "content-type": "application/json; charset=UTF-8" })).status).toBe(201);
   });
 
   it("names the field and what was expected, and does not call a parsed body invalid JSON", async () => {
