@@ -230,7 +230,11 @@ export async function recovery(url, keys, sampleMs, log, timeCheckpoint = false)
   const during = await load(() => finished !== null || performance.now() >= deadline, `${id}-during`);
   await watcher;
   const samples = await probe.stop();
-  if (!started || !finished) throw new Error(`recovery of ${id} did not finish`);
+  if (!started || !finished) {
+    const status = await api(url, "GET", "/v1/status");
+    const events = status.body.dataflows.find((d) => d.id === id).events.map((e) => `${e.at} ${e.kind}: ${e.detail}`);
+    throw new Error(`recovery of ${id} did not finish within 120 s; monitor events:\n${events.join("\n")}`);
+  }
   const seedMs = Date.parse(finished) - Date.parse(started);
   // Monitor events carry wall-clock times; acknowledgements carry performance.now().
   const offset = Date.now() - performance.now();
