@@ -193,7 +193,7 @@ export async function countedEvents(url, id) {
 /** Fill a one-partition dataflow with `keys` keys, then lose its standby; time the seeding and ingest meanwhile. */
 /**
  * One partition of `keys` keys loses its standby and a fresh one is seeded under ingest.
- * With `timeCheckpoint`, first times a checkpoint of the whole state (`checkpointStall`).
+ * With `timeCheckpoint`, then times a checkpoint of the whole state (`checkpointStall`).
  */
 export async function recovery(url, keys, sampleMs, log, timeCheckpoint = false) {
   const id = `recovery-${keys}`;
@@ -205,7 +205,6 @@ export async function recovery(url, keys, sampleMs, log, timeCheckpoint = false)
     if (res.status !== 200) throw new Error(`fill ${id}: ${res.status} ${JSON.stringify(res.body)}`);
     if (seq % 50 === 0) log(`  filled ${from + fill} keys`);
   }
-  const checkpoint = timeCheckpoint ? await checkpointStall(url, id, keys, log) : null;
   const random = prng(keys);
   const load = (stopAt, prefix) =>
     runLoad({ url, token: TOKEN, stream: id, concurrency: 4, producerPrefix: prefix, stopAt, nextBatch: () => makeBatch(random, BATCH, 1_000, 1_000, (i) => `k${i}`) });
@@ -242,5 +241,7 @@ export async function recovery(url, keys, sampleMs, log, timeCheckpoint = false)
   const to = Date.parse(finished) - offset;
   const duringRate = rateOf(during.acks.filter((a) => a.atMs >= from && a.atMs <= to), Math.max(1, to - from));
   const longestSeedStallMs = longestStall(samples, from, to);
+  // Last, so the seeding numbers are not measured in its wake.
+  const checkpoint = timeCheckpoint ? await checkpointStall(url, id, keys, log) : null;
   return { keys, seedMs, baselineEventsPerSecond: baselineRate, duringEventsPerSecond: duringRate, ratio: duringRate / baselineRate, longestSeedStallMs, checkpoint };
 }
