@@ -49,6 +49,7 @@ if (process.argv.includes("--recovery-only")) {
   const flux = await startFlux(buildBundle(), persist);
   try {
     results.recovery = await recoveryRuns(flux.url, sizes, 4_000, (line) => console.log(line));
+    results.recoveryRerunAt = new Date().toISOString();
   } finally {
     await flux.stop();
     removeDir(persist);

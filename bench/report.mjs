@@ -139,7 +139,9 @@ from the monitor's \`recovery-started\` to \`recovery-finished\` event; "during 
 counts the batches acknowledged inside that window. "Longest stall" is the longest a
 request that touches no object (\`GET /v1/operators\`, sent back to back) took in that
 window: locally every object shares the one thread, so it is the longest the thread was
-busy with one step.
+busy with one step. While the standby is seeded the partition runs on its primary alone,
+with no forward to a standby, so a write costs less than before the crash and the ratio
+can pass 100%.${results.recoveryRerunAt ? ` This section was rerun alone (\`npm run bench -- --recovery-only\`, ${results.recoveryRerunAt}); the rest of the page is from the run above.` : ""}
 
 | keys | seeding time ms | ingest before (events/s) | during seeding | during / before | longest stall ms |
 | --- | --- | --- | --- | --- | --- |
