@@ -67,7 +67,7 @@ export default defineConfig({
         },
       },
       {
-        // The dashboard in headless Chromium against `wrangler dev` (test/browser/local-stack.ts).
+        // The dashboard in headless Chromium against `wrangler dev` (test/helpers/local-stack.ts).
         test: {
           name: "browser",
           environment: "node",

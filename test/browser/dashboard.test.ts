@@ -7,7 +7,7 @@
  */
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, API_TOKEN, startLocalStack, type LocalStack } from "./local-stack.ts";
+import { STACK_ADMIN_TOKEN as ADMIN_TOKEN, STACK_TOKEN as API_TOKEN, startLocalStack, type LocalStack } from "../helpers/local-stack.ts";
 
 const DATAFLOW = "dash-clicks";
 const STREAM = "dash";

@@ -1,6 +1,7 @@
 /**
- * A local stack for CLI tests: `wrangler dev` offline on free ports with its own persist
- * directory, faults on and fixed tokens, plus a runner for `bin/flux.mjs` on this Node.
+ * A local stack for the CLI and browser tests: `wrangler dev` offline on free ports with
+ * its own persist directory, faults on, fixed tokens and real alarms (the monitor runs by
+ * itself), plus a runner for `bin/flux.mjs` on this Node.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -25,6 +26,8 @@ function freePort(): Promise<number> {
 
 export interface LocalStack {
   url: string;
+  /** A JSON call with `token` (the API token unless given). */
+  api(method: string, path: string, body?: unknown, headers?: Record<string, string>, token?: string): Promise<{ status: number; body: unknown }>;
   stop(): Promise<void>;
 }
 
@@ -52,11 +55,23 @@ export async function startLocalStack(timeoutMs = 90_000): Promise<LocalStack> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;
-    if (await fetch(`${url}/`).then((r) => r.ok, () => false)) return { url, stop };
+    if (await fetch(`${url}/`).then((r) => r.ok, () => false)) return { url, api: jsonCaller(url), stop };
     await new Promise((r) => setTimeout(r, 250));
   }
   await stop();
   throw new Error(`wrangler dev did not answer on ${url} within ${timeoutMs} ms:\n${log.slice(-2_000)}`);
+}
+
+function jsonCaller(url: string): LocalStack["api"] {
+  return async (method, path, body, headers = {}, token = STACK_TOKEN) => {
+    const res = await fetch(url + path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? (JSON.parse(text) as unknown) : null };
+  };
 }
 
 async function kill(child: ChildProcess): Promise<void> {

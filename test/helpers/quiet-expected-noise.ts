@@ -17,7 +17,7 @@ const EXPECTED: { name: string; test: (text: string) => boolean }[] = [
 ];
 
 type Write = (chunk: unknown, ...rest: unknown[]) => boolean;
-/** The two streams (the repo's Node typings, test/sim/node-globals.d.ts, declare only `stdout`). */
+/** The two streams, typed by hand so this setup file needs no Node typings. */
 const streams = process as unknown as { stdout: { write: Write }; stderr: { write: Write } };
 
 /** Wraps a stream's `write` so expected entries are counted instead of printed. */
