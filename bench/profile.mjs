@@ -3,7 +3,7 @@
 // product's isolate and of Miniflare's entry worker during a steady P=4, R=2 run. Self time is
 // summed by function and by role: the stack's outermost product frame says whether a sample
 // belongs to the router (functions/), a replica (by its entry method) or the monitor.
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { removeDir, startFlux, tempDir, TOKEN, workerdCpuSeconds } from "./harness.mjs";
 import { makeBatch, prng, runLoad } from "./load.mjs";
@@ -135,14 +135,17 @@ function summarizeProfile(profile, moduleOf, bundleUrlPart, events, sourceLine) 
   return { busyMs: busyUs / 1000, idleMs: idleUs / 1000, busyMicrosPerEvent: perEvent(busyUs), top, roles: roleRows };
 }
 
-/** Profiles a steady P=4, R=2 run of `durationMs` in a fresh workerd. */
-export async function profileScenario(scriptPath, durationMs, log) {
+/**
+ * Profiles a steady R=2 run of `durationMs` at `partitions` (P=4 by default) in a fresh workerd;
+ * with `cpuprofilePath`, also writes the raw V8 profile there (opens in Chrome DevTools).
+ */
+export async function profileScenario(scriptPath, durationMs, log, { partitions = 4, cpuprofilePath = null } = {}) {
   const port = await freePort();
   const persist = tempDir("flux-bench-profile-");
   const flux = await startFlux(scriptPath, persist, {}, { inspectorPort: port });
   try {
-    const id = "profile-p4-r2";
-    await createDataflow(flux.url, id, specFor(id, 4, 2));
+    const id = `profile-p${partitions}-r2`;
+    await createDataflow(flux.url, id, specFor(id, partitions, 2));
     const random = prng(4242);
     const load = (ms, prefix) => {
       const stopAt = performance.now() + ms;
@@ -164,6 +167,7 @@ export async function profileScenario(scriptPath, durationMs, log) {
     const cpuSeconds = workerdCpuSeconds(flux.pid) - cpu0;
     const events = acks.reduce((n, a) => n + a.events, 0);
     const { profile } = await s.send("Profiler.stop");
+    if (cpuprofilePath) writeFileSync(cpuprofilePath, JSON.stringify(profile));
     s.close();
     const lines = readFileSync(scriptPath, "utf8").split("\n");
     const sourceLine = (line) => (lines[line - 1] ?? "").trim().slice(0, 90);
@@ -171,7 +175,7 @@ export async function profileScenario(scriptPath, durationMs, log) {
     const workerdCpuMicrosPerEvent = (cpuSeconds * 1e6) / events;
     log(`  ${events} events in ${(elapsedMs / 1000).toFixed(1)} s; workerd ${workerdCpuMicrosPerEvent.toFixed(1)} µs CPU/event; sampled busy ${summary.busyMicrosPerEvent.toFixed(1)} µs/event`);
     for (const r of summary.roles.slice(0, 6)) log(`    ${r.role}: ${(r.share * 100).toFixed(1)}% (${r.microsPerEvent.toFixed(1)} µs/event sampled)`);
-    return { durationMs: elapsedMs, events, eventsPerSecond: events / (elapsedMs / 1000), workerdCpuMicrosPerEvent, samplingIntervalMicros: SAMPLING_MICROS, ...summary };
+    return { partitions, durationMs: elapsedMs, events, eventsPerSecond: events / (elapsedMs / 1000), workerdCpuMicrosPerEvent, samplingIntervalMicros: SAMPLING_MICROS, ...summary };
   } finally {
     await flux.stop();
     removeDir(persist);

@@ -127,7 +127,7 @@ function profileSection(p) {
   const top = p.top.map((f, i) => `| ${i + 1} | \`${f.function}\` | ${f.where} | ${f.source ? `\`${f.source.replace(/\|/g, "\\|")}\`` : ""} | ${pct(f.share)} | ${fmt(f.microsPerEvent, 1)} | ${f.mostlyFor} |`);
   const roles = p.roles.slice(0, 12).map((r) => `| ${r.role} | ${pct(r.share)} | ${fmt(r.microsPerEvent, 1)} |`);
   return `A V8 CPU profile of the product's isolate (Worker and every object: locally they share one
-isolate and one thread) over ${fmt(p.durationMs / 1000, 1)} s of steady P=4, R=2 load (8 producers, 100-event batches),
+isolate and one thread) over ${fmt(p.durationMs / 1000, 1)} s of steady P=${p.partitions ?? 4}, R=2 load (8 producers, 100-event batches),
 sampled every ${p.samplingIntervalMicros} µs through the inspector (Miniflare's \`inspectorPort\`, Chrome DevTools
 Protocol). ${fmt(p.events)} events (${fmt(p.eventsPerSecond)} events/s); workerd used ${fmt(p.workerdCpuMicrosPerEvent, 1)} µs CPU per event.
 V8 samples wall-clock time on the isolate's thread: its "busy" samples (${fmt(p.busyMicrosPerEvent, 1)} µs per event)
@@ -137,7 +137,8 @@ outside any JS function (event loop, HTTP, RPC transport); native functions call
 (SQLite's \`exec\` and \`transactionSync\`, \`getByName\`, \`Response\`) appear by name, and the time a
 JS frame spends passing arguments to an object call (their serialization) counts as that
 frame's own. Regenerate with
-\`npm run bench -- --profile\` (writes \`bench/results/profile.local.json\`).
+\`npm run bench -- --profile\` (writes \`bench/results/profile.local.json\`; \`--partitions N\` profiles P=N,
+\`--cpuprofile <path>\` keeps the raw V8 profile for Chrome DevTools).
 
 By role (the stack's outermost entry frame: the router's handlers, or the object method the call entered):
 

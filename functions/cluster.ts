@@ -3,6 +3,7 @@
  * retryable 503, never a 500), replicas with deadlines, and routing through the
  * per-isolate cache. While the coordinator is down, cached routing keeps ingest going.
  */
+import type { DeadlineTimer } from "../platform/deadline-timer.ts";
 import { coordinatorStub, ingestStatsStub } from "../platform/object-calls.ts";
 import { replicaPort as replicaPortWithDeadline } from "../platform/replica-ports.ts";
 import type { FluxConfig } from "../shared/config.ts";
@@ -43,21 +44,16 @@ export async function readableDataflow(env: Env, id: string): Promise<DataflowRe
 /**
  * Replica RPCs bounded by the configured replica timeout; with `onSuspect`, a call still
  * unanswered after `FLUX_SUSPECT_MS` is reported through it while the router waits on.
+ * Deadlines and slow-call watches share `timer`, the request's own.
  */
-export function replicaPort(env: Env, config: FluxConfig, onSuspect?: (replica: string) => Promise<SuspectVerdict>): ReplicaPort {
-  const port = replicaPortWithDeadline(env, config.replicaTimeoutMs);
-  return onSuspect ? reportingSlowCalls(port, config.suspectMs, onSuspect) : port;
+export function replicaPort(env: Env, config: FluxConfig, timer: DeadlineTimer, onSuspect?: (replica: string) => Promise<SuspectVerdict>): ReplicaPort {
+  const port = replicaPortWithDeadline(env, config.replicaTimeoutMs, timer);
+  return onSuspect ? reportingSlowCalls(port, config.suspectMs, onSuspect, timer) : port;
 }
 
 /** The isolate's write coalescer: bounds, a 1 ms poll, and a give-up past two calls' worth of replica timeout. */
 export function newCoalescer(config: FluxConfig): WriteCoalescer {
-  return new WriteCoalescer({
-    maxBatches: 64,
-    maxChars: 4_000_000,
-    pollMs: 1,
-    giveUpMs: 3 * config.replicaTimeoutMs,
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-  });
+  return new WriteCoalescer({ maxBatches: 64, maxChars: 4_000_000, pollMs: 1, giveUpMs: 3 * config.replicaTimeoutMs });
 }
 
 /** Tells the monitor a call to `replica` failed, so it probes now; never fails the request. */

@@ -5,6 +5,7 @@
  * the call is abandoned (it fails like a timeout, so the client's retry finds the new
  * routing); if the replica answered a probe, it is merely busy and the call goes on.
  */
+import type { DeadlineTimer } from "../platform/deadline-timer.ts";
 import type { ReplicaPort } from "../shared/router/write-partition.ts";
 import type { SuspectVerdict } from "../shared/wire/routing.ts";
 
@@ -12,8 +13,9 @@ import type { SuspectVerdict } from "../shared/wire/routing.ts";
  * Wraps `port` so that a call to a replica unanswered after `suspectMs` asks
  * `onSuspect(name)` for a verdict, once per replica for the life of the wrapper (one
  * request); every pending call to a replica the verdict says was replaced is abandoned.
+ * The watches run on `timer` (the request's, shared with the calls' deadlines).
  */
-export function reportingSlowCalls(port: ReplicaPort, suspectMs: number, onSuspect: (replica: string) => Promise<SuspectVerdict>): ReplicaPort {
+export function reportingSlowCalls(port: ReplicaPort, suspectMs: number, onSuspect: (replica: string) => Promise<SuspectVerdict>, timer: DeadlineTimer): ReplicaPort {
   const replaced = new Map<string, Promise<never>>();
   const verdictOn = (name: string): Promise<never> => {
     let verdict = replaced.get(name);
@@ -25,15 +27,7 @@ export function reportingSlowCalls(port: ReplicaPort, suspectMs: number, onSuspe
     }
     return verdict;
   };
-  const watch = <T>(name: string, call: Promise<T>): Promise<T> => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const abandoned = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => verdictOn(name).catch(reject), suspectMs);
-    });
-    return Promise.race([call, abandoned]).finally(() => {
-      if (timer !== undefined) clearTimeout(timer);
-    });
-  };
+  const watch = <T>(name: string, call: Promise<T>): Promise<T> => timer.watch(call, suspectMs, (reject) => void verdictOn(name).catch(reject));
   return {
     write: (name, msg) => watch(name, port.write(name, msg)),
   };

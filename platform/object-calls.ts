@@ -24,17 +24,24 @@ export function withDeadline<T>(call: () => Promise<T>, ms: number, what: string
 
 /**
  * Wraps a stub so each method call counts as one call of that method. `then` is left
- * alone so that a stub returned from an async function is not taken for a promise.
+ * alone so that a stub returned from an async function is not taken for a promise. Each
+ * method is wrapped once per stub (hot-path ports reuse their stubs).
  */
 function counted<S extends object>(stub: S): S {
+  const methods = new Map<string, unknown>();
   return new Proxy(stub, {
     get(target, prop) {
+      if (typeof prop !== "string" || prop === "then") return Reflect.get(target, prop);
+      const known = methods.get(prop);
+      if (known) return known;
       const value: unknown = Reflect.get(target, prop);
-      if (typeof prop !== "string" || prop === "then" || typeof value !== "function") return value;
-      return (...args: unknown[]) => {
+      if (typeof value !== "function") return value;
+      const method = (...args: unknown[]) => {
         countCall(prop);
         return Reflect.apply(value, target, args);
       };
+      methods.set(prop, method);
+      return method;
     },
   });
 }

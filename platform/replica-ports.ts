@@ -2,33 +2,52 @@
  * Calls to replica Durable Objects with deadlines (counted, see object-calls.ts), as the ports the shared protocol
  * code expects: `ReplicaPort` for routers, `MonitorPort` for the monitor, `ForwardPort`
  * for a primary forwarding to its standby. A call that
- * misses its deadline rejects, exactly like one that failed.
+ * misses its deadline rejects, exactly like one that failed. The two hot paths (a
+ * router's writes, a primary's forwards) share one timer per port (`deadline-timer.ts`)
+ * and reuse a stub per replica until a call through it fails.
  */
 import type { MonitorPort } from "../shared/monitor/monitor-port.ts";
 import type { ForwardPort } from "../shared/replica/forwarder.ts";
 import type { ReplicaPort } from "../shared/router/write-partition.ts";
+import { DeadlineTimer } from "./deadline-timer.ts";
 import { replicaStub, withDeadline } from "./object-calls.ts";
 import { seedPacer } from "./seed-pacing.ts";
 
 type HintOf = (name: string) => string | null | undefined;
+type Stub = ReturnType<typeof replicaStub>;
 
 function stubFor(env: Env, hintOf: HintOf) {
   return (name: string) => replicaStub(env, name, hintOf(name));
 }
 
-/** Replica RPCs for routers, each bounded by `timeoutMs`. */
-export function replicaPort(env: Env, timeoutMs: number): ReplicaPort {
-  const stub = stubFor(env, () => null);
-  const call = <T>(name: string, method: string, run: () => Promise<T>): Promise<T> => withDeadline(run, timeoutMs, `replica ${name} (${method})`);
-  return {
-    write: (name, msg) => call(name, "write", async () => stub(name).write(msg)),
+/**
+ * Runs `call` on a stub kept per replica name, bounded by `timer`; a failed call drops
+ * the stub (the runtime may have broken it), so the next call makes a fresh one.
+ */
+function reusingStubs(env: Env, timer: DeadlineTimer, timeoutMs: number) {
+  const stubs = new Map<string, Stub>();
+  return <T>(name: string, what: string, call: (stub: Stub) => Promise<T>): Promise<T> => {
+    let stub = stubs.get(name);
+    if (!stub) stubs.set(name, (stub = replicaStub(env, name)));
+    return timer.race(call(stub), timeoutMs, what).catch((err: unknown) => {
+      if (stubs.get(name) === stub) stubs.delete(name);
+      throw err;
+    });
   };
 }
 
-/** A primary's forwards to its standby, each bounded by `timeoutMs`. */
+/** Replica RPCs for routers, each bounded by `timeoutMs` on `timer` (one per request: a Worker's timers belong to a request). */
+export function replicaPort(env: Env, timeoutMs: number, timer: DeadlineTimer): ReplicaPort {
+  const call = reusingStubs(env, timer, timeoutMs);
+  return {
+    write: (name, msg) => call(name, `replica ${name} (write)`, async (stub) => stub.write(msg)),
+  };
+}
+
+/** A primary's forwards to its standby, each bounded by `timeoutMs` (one timer for the object's forwards). */
 export function forwardPort(env: Env, timeoutMs: number): ForwardPort {
-  const stub = stubFor(env, () => null);
-  return { replicate: (name, msg) => withDeadline(async () => stub(name).replicate(msg), timeoutMs, `standby ${name} (replicate)`) };
+  const call = reusingStubs(env, new DeadlineTimer(), timeoutMs);
+  return { replicate: (name, msg) => call(name, `standby ${name} (replicate)`, async (stub) => stub.replicate(msg)) };
 }
 
 /** Replica RPCs for the monitor: probes bounded by `probeTimeoutMs`, the rest by `callTimeoutMs`. */

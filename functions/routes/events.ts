@@ -6,6 +6,7 @@
 import { Hono } from "hono";
 import { zValidator } from "@hono/zod-validator";
 import { z } from "zod";
+import { DeadlineTimer } from "../../platform/deadline-timer.ts";
 import { FluxError } from "../../shared/errors.ts";
 import { isNdjson, parseEventsBody } from "../../shared/ingest/parse-body.ts";
 import { routeEvents } from "../../shared/ingest/route-events.ts";
@@ -58,9 +59,15 @@ export const eventsRoutes = new Hono<AppEnv>()
       subBatches: routeEvents(record.spec, events, receivedAtMs, config.maxKeyLength),
     }));
     const keep = (p: Promise<unknown>) => waitUntil(c, p);
-    const port = replicaPort(c.env, config, (replica) => c.var.suspects.verdict(replica, () => reportSuspect(c.env, keep, replica)));
+    // One timer for this request's call deadlines and slow-call watches.
+    const timer = new DeadlineTimer();
+    const port = replicaPort(c.env, config, timer, (replica) => c.var.suspects.verdict(replica, () => reportSuspect(c.env, keep, replica)));
     // Concurrent sub-batches for the same primary share a call, made with the port of one of their requests.
-    const results = await writeBatch(c.var.coalescer.sendVia(port), routed, { producer, seq }, () =>
+    // Each waiting sub-batch polls on a timer of its own: polling on the request's shared timer woke a
+    // request's waiters together and merged fewer sub-batches per call (P=16, R=2, three alternating
+    // 3 s rounds on a loaded machine: 1.6-2.0 against 2.5-3.3).
+    const send = c.var.coalescer.sendVia(port, (ms, fire) => void setTimeout(fire, ms));
+    const results = await writeBatch(send, routed, { producer, seq }, () =>
       routeStream(c.env, c.var.routingCache, stream, true).then((routing) => routing.dataflows),
     ).catch((err: unknown) => {
       if (err instanceof FluxError && err.code === "UNAVAILABLE") {

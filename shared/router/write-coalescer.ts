@@ -5,13 +5,18 @@
  * is, batches wait and, as soon as it ends, all go together in arrival order, the first
  * of them making the call. Bounds: at most `maxBatches` batches and `maxChars` record
  * characters per call; a group that reaches either goes at once. Each caller gets its own
- * batch's outcome. Waiting callers poll (`sleep`) instead of awaiting another request's
- * promise, and every call is made by one of its own callers, through that caller's port:
- * the Workers runtime forbids one request resolving or doing I/O for another. It holds nothing that must survive the
- * isolate: a lost isolate fails the callers, who resend.
+ * batch's outcome. Waiting callers poll instead of awaiting another request's promise,
+ * and every call is made by one of its own callers, through that caller's port: the
+ * Workers runtime forbids one request resolving or doing I/O for another (measured:
+ * "Cannot perform I/O on behalf of a different request"), so a caller polls on a timer
+ * of its own context (`After`). It holds nothing that must survive the isolate: a lost
+ * isolate fails the callers, who resend.
  */
 import type { WriteBatch, WriteReply } from "../wire/replica-rpc.ts";
 import type { ReplicaPort, SendBatch } from "./write-partition.ts";
+
+/** Runs `fire` after `ms` on the caller's own timer. */
+export type After = (ms: number, fire: () => void) => void;
 
 /** Bounds and timing of the coalescer. */
 export interface CoalescerOptions {
@@ -19,10 +24,8 @@ export interface CoalescerOptions {
   maxChars: number;
   /** How often a waiting caller looks whether its batch was answered or its turn came, ms. */
   pollMs: number;
-  /** A waiting caller gives up (and its request fails, to be resent) after this, ms. */
+  /** A waiting caller gives up (and its request fails, to be resent) after this many ms of polls. */
   giveUpMs: number;
-  /** Waits `ms` in the caller's own context. */
-  sleep(ms: number): Promise<void>;
 }
 
 type Outcome = { reply: WriteReply } | { error: unknown };
@@ -46,12 +49,12 @@ export class WriteCoalescer {
     this.#options = options;
   }
 
-  /** How a caller sends its batches: alone or with others for the same primary, through `port` when it makes the call. */
-  sendVia(port: ReplicaPort): SendBatch {
-    return (primary, epoch, batch) => this.#send(port, primary, epoch, batch);
+  /** How a caller sends its batches: alone or with others for the same primary, through `port` when it makes the call, polling on `after`. */
+  sendVia(port: ReplicaPort, after: After): SendBatch {
+    return (primary, epoch, batch) => this.#send(port, after, primary, epoch, batch);
   }
 
-  async #send(port: ReplicaPort, primary: string, epoch: number, batch: WriteBatch): Promise<WriteReply> {
+  async #send(port: ReplicaPort, after: After, primary: string, epoch: number, batch: WriteBatch): Promise<WriteReply> {
     const key = `${epoch}:${primary}`;
     let lane = this.#lanes.get(key);
     if (!lane) this.#lanes.set(key, (lane = { inFlight: 0, waiting: [], chars: 0 }));
@@ -65,7 +68,7 @@ export class WriteCoalescer {
         lane.waiting = lane.waiting.filter((w) => w !== me);
         throw new Error(`write to ${primary} not sent within ${this.#options.giveUpMs} ms (coalescer)`);
       }
-      await this.#options.sleep(this.#options.pollMs);
+      await new Promise<void>((resolve) => after(this.#options.pollMs, resolve));
     }
   }
 

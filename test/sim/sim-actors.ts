@@ -70,7 +70,7 @@ async function send(w: SimWorld, batch: Batch): Promise<void> {
     }
   }
   const dies = w.rng.chance(0.08);
-  const coalesced = router.coalescer.sendVia(w.replicas.port(ROUTER_DEADLINE_MS));
+  const coalesced = router.coalescer.sendVia(w.replicas.port(ROUTER_DEADLINE_MS), (ms, fire) => void w.clock.sleep(ms).then(fire));
   const send: SendBatch = async (primary, epoch, b) => {
     const reply = await coalesced(primary, epoch, b);
     if (dies) throw new InjectedFailure("router died after the primary answered");

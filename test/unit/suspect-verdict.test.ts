@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { reportingSlowCalls } from "../../functions/slow-call-report.ts";
+import { DeadlineTimer } from "../../platform/deadline-timer.ts";
 import { SuspectReports } from "../../functions/suspect-reports.ts";
 import { MonitorSchedule, type ScheduleTuning } from "../../shared/monitor/probe-schedule.ts";
 import { runDueTicks, type DueTickHost } from "../../shared/monitor/run-due-ticks.ts";
@@ -42,7 +43,7 @@ describe("reportingSlowCalls", () => {
 
   it("abandons a slow call when the monitor answers that the replica was replaced", async () => {
     const asked: string[] = [];
-    const port = reportingSlowCalls(hungPort, 5, async (name) => (asked.push(name), "replaced"));
+    const port = reportingSlowCalls(hungPort, 5, async (name) => (asked.push(name), "replaced"), new DeadlineTimer());
     await expect(port.write("df/p0/g0", batch)).rejects.toThrow(/df\/p0\/g0 was failed over/);
     expect(asked).toEqual(["df/p0/g0"]);
   });
@@ -52,7 +53,7 @@ describe("reportingSlowCalls", () => {
     // The first call (epoch 1) answers when the test says so; the second never does.
     const slow: ReplicaPort = { write: (_name, msg) => (msg.epoch === 1 ? new Promise((resolve) => (answer = resolve)) : pending()) };
     const asked: string[] = [];
-    const port = reportingSlowCalls(slow, 5, async (name): Promise<SuspectVerdict> => (asked.push(name), "answering"));
+    const port = reportingSlowCalls(slow, 5, async (name): Promise<SuspectVerdict> => (asked.push(name), "answering"), new DeadlineTimer());
     const call = port.write("df/p0/g0", batch);
     const second = port.write("df/p0/g0", { ...batch, epoch: 2 }).catch(() => "ignored");
     await new Promise((r) => setTimeout(r, 30));
@@ -65,7 +66,7 @@ describe("reportingSlowCalls", () => {
   it("does not report a call that answers within the threshold", async () => {
     const quick: ReplicaPort = { write: async () => applied(1) };
     const asked: string[] = [];
-    const port = reportingSlowCalls(quick, 20, async (name): Promise<SuspectVerdict> => (asked.push(name), "replaced"));
+    const port = reportingSlowCalls(quick, 20, async (name): Promise<SuspectVerdict> => (asked.push(name), "replaced"), new DeadlineTimer());
     await expect(port.write("df/p0/g0", batch)).resolves.toMatchObject({ status: "ok" });
     await new Promise((r) => setTimeout(r, 40));
     expect(asked).toEqual([]);

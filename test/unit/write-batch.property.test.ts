@@ -103,12 +103,13 @@ async function runSeed(seed: number) {
 async function postAll(r: ReturnType<typeof rng>, cluster: MemoryCluster, s: DataflowSpec, initial: DataflowRecord, batches: readonly Batch[]): Promise<DataflowRecord> {
   const replicaNames = initial.routes.flatMap((route) => [route.primary, ...(route.standby ? [route.standby] : [])]);
   const sends = r.shuffle([...batches, ...batches.filter(() => r.chance(0.4))]);
-  const sleep = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
-  const coalescer = new WriteCoalescer({ maxBatches: 1 + r.int(6), maxChars: 50 + r.int(400), pollMs: 1, giveUpMs: 10_000, sleep });
+  const coalescer = new WriteCoalescer({ maxBatches: 1 + r.int(6), maxChars: 50 + r.int(400), pollMs: 1, giveUpMs: 10_000 });
+  // Each poll waits a macrotask (a fake timer that fires at once), as the real one would.
+  const after = (_ms: number, fire: () => void) => void setTimeout(fire, 0);
   let current = initial;
   while (sends.length > 0) {
     const wave = sends.splice(0, 1 + r.int(4));
-    const posted = Promise.all(wave.map((b) => post(coalescer.sendVia(cluster), s, b, () => (r.chance(0.5) ? initial : current), () => current)));
+    const posted = Promise.all(wave.map((b) => post(coalescer.sendVia(cluster, after), s, b, () => (r.chance(0.5) ? initial : current), () => current)));
     // A replica restarts while writes and forwards are in flight (its memory is lost, storage kept).
     if (r.chance(0.3)) {
       for (let i = r.int(6); i > 0; i--) await Promise.resolve();

@@ -1,6 +1,6 @@
 /** The router's write coalescer (issue 12): its flush rule, its bounds, and per-caller outcomes. */
 import { describe, expect, it } from "vitest";
-import { WriteCoalescer, type CoalescerOptions } from "../../shared/router/write-coalescer.ts";
+import { WriteCoalescer, type After, type CoalescerOptions } from "../../shared/router/write-coalescer.ts";
 import type { ReplicaPort } from "../../shared/router/write-partition.ts";
 import type { Write, WriteReply } from "../../shared/wire/replica-rpc.ts";
 
@@ -19,7 +19,14 @@ class HeldPrimary implements ReplicaPort {
 }
 
 const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
-const options = (overrides: Partial<CoalescerOptions> = {}): CoalescerOptions => ({ maxBatches: 64, maxChars: 1_000_000, pollMs: 1, giveUpMs: 10_000, sleep: tick, ...overrides });
+const options = (overrides: Partial<CoalescerOptions> = {}): CoalescerOptions => ({ maxBatches: 64, maxChars: 1_000_000, pollMs: 1, giveUpMs: 10_000, ...overrides });
+/** A caller's timer that fires only when the test says so; records what was armed. */
+class HeldTimers {
+  readonly armed: { ms: number; fire(): void }[] = [];
+  readonly after: After = (ms, fire) => void this.armed.push({ ms, fire });
+}
+/** A caller's timer on which every poll waits one macrotask. */
+const soon: After = (_ms, fire) => void setTimeout(fire, 0);
 const batch = (seq: number, records = "[]") => ({ producer: "p", seq, records });
 const sizes = (primary: HeldPrimary) => primary.calls.map((c) => c.msg.batches.map((b) => b.seq));
 
@@ -27,7 +34,7 @@ describe("WriteCoalescer", () => {
   it("sends a batch at once when nothing is in flight, and the rest together once that call ends", async () => {
     const primary = new HeldPrimary();
     const coalescer = new WriteCoalescer(options());
-    const send = coalescer.sendVia(primary);
+    const send = coalescer.sendVia(primary, soon);
     const replies = [1, 2, 3, 4].map((seq) => send("p0", 1, batch(seq)));
     await tick();
     expect(sizes(primary)).toEqual([[1]]);
@@ -40,12 +47,12 @@ describe("WriteCoalescer", () => {
 
   it("sends a group that reaches its bound in batches or characters at once", async () => {
     const primary = new HeldPrimary();
-    const send = new WriteCoalescer(options({ maxBatches: 3, maxChars: 10 })).sendVia(primary);
+    const send = new WriteCoalescer(options({ maxBatches: 3, maxChars: 10 })).sendVia(primary, soon);
     const replies = [1, 2, 3, 4, 5, 6, 7].map((seq) => send("p0", 1, batch(seq)));
     for (let i = 0; i < 5; i++) await tick();
     expect(sizes(primary)).toEqual([[1], [2, 3, 4], [5, 6, 7]]);
     const wide = new HeldPrimary();
-    const sendWide = new WriteCoalescer(options({ maxChars: 10 })).sendVia(wide);
+    const sendWide = new WriteCoalescer(options({ maxChars: 10 })).sendVia(wide, soon);
     const more = [1, 2, 3, 4].map((seq) => sendWide("p0", 1, batch(seq, "123456")));
     for (let i = 0; i < 5; i++) await tick();
     // 2 and 3 each fill a group (two would exceed 10 characters); 4 alone does not, so it waits.
@@ -60,7 +67,7 @@ describe("WriteCoalescer", () => {
   it("keeps primaries and epochs apart, and fails every caller of a call that failed", async () => {
     const primary = new HeldPrimary();
     const coalescer = new WriteCoalescer(options());
-    const send = coalescer.sendVia(primary);
+    const send = coalescer.sendVia(primary, soon);
     const a = send("p0", 1, batch(1));
     const b = send("p1", 1, batch(2));
     const c = send("p0", 2, batch(3));
@@ -73,5 +80,50 @@ describe("WriteCoalescer", () => {
     await expect(Promise.all(waiting.map((p) => p.then(() => "ok", (err: Error) => err.message)))).resolves.toEqual(["primary down", "primary down"]);
     for (const call of primary.calls.slice(1, 3)) call.release();
     await Promise.all([a, b, c]);
+  });
+
+  it("polls on the caller's own timer: a batch sent at once arms none, a waiting one one per poll", async () => {
+    const primary = new HeldPrimary();
+    const timers = new HeldTimers();
+    const send = new WriteCoalescer(options()).sendVia(primary, timers.after);
+    const first = send("p0", 1, batch(1));
+    await tick();
+    expect(timers.armed).toHaveLength(0);
+    const waiting = [2, 3].map((seq) => send("p0", 1, batch(seq)));
+    await tick();
+    expect(timers.armed.map((t) => t.ms)).toEqual([1, 1]);
+    // A poll while the call is still in flight looks and polls again.
+    timers.armed[0]?.fire();
+    await tick();
+    expect(timers.armed).toHaveLength(3);
+    primary.calls[0]?.release();
+    await first;
+    for (const t of timers.armed.slice(1)) t.fire();
+    await tick();
+    expect(sizes(primary)).toEqual([[1], [2, 3]]);
+    primary.calls[1]?.release();
+    for (const t of timers.armed.slice(3)) t.fire();
+    await Promise.all(waiting);
+  });
+
+  it("fails a caller that polled for longer than its give-up time, and the others still go", async () => {
+    const primary = new HeldPrimary();
+    const timers = new HeldTimers();
+    const send = new WriteCoalescer(options({ giveUpMs: 2 })).sendVia(primary, timers.after);
+    const first = send("p0", 1, batch(1));
+    const second = send("p0", 1, batch(2)).catch((err: Error) => err.message);
+    await tick();
+    timers.armed[0]?.fire();
+    await tick();
+    timers.armed[1]?.fire(); // the second caller's second poll: 2 ms of polls
+    await expect(second).resolves.toBe("write to p0 not sent within 2 ms (coalescer)");
+    const third = send("p0", 1, batch(3));
+    primary.calls[0]?.release();
+    await first;
+    timers.armed[2]?.fire();
+    await tick();
+    expect(sizes(primary)).toEqual([[1], [3]]);
+    primary.calls[1]?.release();
+    await third;
   });
 });
