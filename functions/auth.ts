@@ -6,13 +6,12 @@
  * never accepted there. No token is ever logged or echoed.
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { timingSafeEqual } from "hono/utils/buffer";
 import { FluxError } from "../shared/errors.ts";
 import { isAllowed, requiredAccess, type Principal } from "../shared/tokens/access.ts";
 import { isSignedToken, verifyToken } from "../shared/tokens/signed-token.ts";
 import { parseTokenSecrets } from "../shared/tokens/token-secrets.ts";
 import type { AppEnv } from "./app-env.ts";
-import { hmacSha256 } from "./token-crypto.ts";
+import { hmacSha256, matchToken } from "./token-crypto.ts";
 
 /** The WebSocket subprotocol the server selects; a token rides beside it as `flux-token.<token>`. */
 export const SUBPROTOCOL = "flux.v1";
@@ -67,8 +66,9 @@ async function identify(env: Env, token: string, inUrl: boolean): Promise<Princi
     throw new FluxError("UNAUTHORIZED", `the signed token ${why[verdict.reason]}`);
   }
   if (inUrl) throw new FluxError("UNAUTHORIZED", "a long-lived token is never accepted in a URL or a subprotocol; mint a read token (POST /v1/admin/tokens)");
-  if (env.FLUX_ADMIN_TOKEN && (await timingSafeEqual(token, env.FLUX_ADMIN_TOKEN))) return { kind: "admin" };
-  if (env.FLUX_API_TOKEN && (await timingSafeEqual(token, env.FLUX_API_TOKEN))) return { kind: "api" };
+  const match = await matchToken(token, [env.FLUX_ADMIN_TOKEN ?? "", env.FLUX_API_TOKEN ?? ""]);
+  if (match === 0) return { kind: "admin" };
+  if (match === 1) return { kind: "api" };
   throw new FluxError("UNAUTHORIZED", "wrong bearer token");
 }
 

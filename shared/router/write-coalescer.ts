@@ -4,7 +4,8 @@
  * Flush rule: a batch goes at once when no call to that primary is in flight; while one
  * is, batches wait and, as soon as it ends, all go together in arrival order, the first
  * of them making the call. Bounds: at most `maxBatches` batches and `maxChars` record
- * characters per call; a group that reaches either goes at once. Each caller gets its own
+ * characters per call; a group that reaches either goes at once. A call still in flight
+ * after `staleMs` is taken as lost with its request and no longer holds the others back. Each caller gets its own
  * batch's outcome. Waiting callers poll instead of awaiting another request's promise,
  * and every call is made by one of its own callers, through that caller's port: the
  * Workers runtime forbids one request resolving or doing I/O for another (measured:
@@ -26,6 +27,12 @@ export interface CoalescerOptions {
   pollMs: number;
   /** A waiting caller gives up (and its request fails, to be resent) after this many ms of polls. */
   giveUpMs: number;
+  /**
+   * A call still in flight after this many ms (longer than a call's own deadline) was lost
+   * with its request (e.g. the client went away and the runtime dropped that request's
+   * I/O): the next caller sends without waiting for it, so the lane cannot stay blocked.
+   */
+  staleMs: number;
 }
 
 type Outcome = { reply: WriteReply } | { error: unknown };
@@ -39,6 +46,8 @@ interface Lane {
   inFlight: number;
   waiting: Waiting[];
   chars: number;
+  /** Bumped when in-flight calls are given up as lost; a call of an older generation no longer counts. */
+  generation: number;
 }
 
 export class WriteCoalescer {
@@ -57,18 +66,26 @@ export class WriteCoalescer {
   async #send(port: ReplicaPort, after: After, primary: string, epoch: number, batch: WriteBatch): Promise<WriteReply> {
     const key = `${epoch}:${primary}`;
     let lane = this.#lanes.get(key);
-    if (!lane) this.#lanes.set(key, (lane = { inFlight: 0, waiting: [], chars: 0 }));
+    if (!lane) this.#lanes.set(key, (lane = { inFlight: 0, waiting: [], chars: 0, generation: 0 }));
     const me: Waiting = { batch, outcome: null };
     lane.waiting.push(me);
     lane.chars += batch.records.length;
+    // How long this caller has been first in line behind a call in flight.
+    let blockedMs = 0;
     for (let waitedMs = 0; ; waitedMs += this.#options.pollMs) {
-      if (!me.outcome && lane.waiting[0] === me && (lane.inFlight === 0 || this.#isFull(lane))) await this.#lead(port, key, lane, primary, epoch);
+      const first = !me.outcome && lane.waiting[0] === me;
+      if (first && lane.inFlight > 0 && blockedMs > this.#options.staleMs) {
+        lane.inFlight = 0;
+        lane.generation += 1;
+      }
+      if (first && (lane.inFlight === 0 || this.#isFull(lane))) await this.#lead(port, key, lane, primary, epoch);
       if (me.outcome) return unwrap(me.outcome);
       if (waitedMs >= this.#options.giveUpMs) {
         lane.waiting = lane.waiting.filter((w) => w !== me);
         throw new Error(`write to ${primary} not sent within ${this.#options.giveUpMs} ms (coalescer)`);
       }
       await new Promise<void>((resolve) => after(this.#options.pollMs, resolve));
+      blockedMs = lane.waiting[0] === me && lane.inFlight > 0 ? blockedMs + this.#options.pollMs : 0;
     }
   }
 
@@ -88,13 +105,14 @@ export class WriteCoalescer {
     lane.waiting.splice(0, group.length);
     lane.chars -= chars;
     lane.inFlight += 1;
+    const generation = lane.generation;
     try {
       const reply = await port.write(primary, { epoch, batches: group.map((w) => w.batch) });
       group.forEach((w, i) => (w.outcome = { reply: reply.status === "ok" ? { status: "ok", results: reply.results.slice(i, i + 1) } : reply }));
     } catch (error) {
       for (const w of group) w.outcome = { error };
     } finally {
-      lane.inFlight -= 1;
+      if (lane.generation === generation) lane.inFlight -= 1;
       if (lane.inFlight === 0 && lane.waiting.length === 0) this.#lanes.delete(key);
     }
   }

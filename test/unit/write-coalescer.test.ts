@@ -19,7 +19,7 @@ class HeldPrimary implements ReplicaPort {
 }
 
 const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
-const options = (overrides: Partial<CoalescerOptions> = {}): CoalescerOptions => ({ maxBatches: 64, maxChars: 1_000_000, pollMs: 1, giveUpMs: 10_000, ...overrides });
+const options = (overrides: Partial<CoalescerOptions> = {}): CoalescerOptions => ({ maxBatches: 64, maxChars: 1_000_000, pollMs: 1, giveUpMs: 10_000, staleMs: 5_000, ...overrides });
 /** A caller's timer that fires only when the test says so; records what was armed. */
 class HeldTimers {
   readonly armed: { ms: number; fire(): void }[] = [];
@@ -104,6 +104,35 @@ describe("WriteCoalescer", () => {
     primary.calls[1]?.release();
     for (const t of timers.armed.slice(3)) t.fire();
     await Promise.all(waiting);
+  });
+
+  it("sends past a call lost with its request (never answered) once it is older than staleMs", async () => {
+    const primary = new HeldPrimary();
+    const timers = new HeldTimers();
+    const coalescer = new WriteCoalescer(options({ staleMs: 3, giveUpMs: 10 }));
+    // The first caller's request is gone: its call is never answered and it never polls again.
+    void coalescer.sendVia(primary, () => {})("p0", 1, batch(1));
+    const second = coalescer.sendVia(primary, timers.after)("p0", 1, batch(2));
+    await tick();
+    expect(sizes(primary)).toEqual([[1]]);
+    for (let poll = 0; poll < 3; poll++) {
+      timers.armed[poll]?.fire();
+      await tick();
+    }
+    // Three polls (3 ms) blocked behind the lost call: not yet past staleMs.
+    expect(sizes(primary)).toEqual([[1]]);
+    timers.armed[3]?.fire();
+    await tick();
+    expect(sizes(primary)).toEqual([[1], [2]]);
+    primary.calls[1]?.release();
+    expect(await second).toEqual({ status: "ok", results: [{ status: "applied", lsn: 2, replicated: true, late: 0 }] });
+    // The lane is free again: a later batch goes at once, and the lost call answering late changes nothing.
+    primary.calls[0]?.release();
+    const third = coalescer.sendVia(primary, timers.after)("p0", 1, batch(3));
+    await tick();
+    expect(sizes(primary)).toEqual([[1], [2], [3]]);
+    primary.calls[2]?.release();
+    await third;
   });
 
   it("fails a caller that polled for longer than its give-up time, and the others still go", async () => {
