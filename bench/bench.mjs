@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench [-- --quick | --profile [--partitions N] [--cpuprofile <path>] | --report-only | --idle-only] [--before <git ref>]`: builds the
+// `npm run bench [-- --quick | --profile [--partitions N] [--cpuprofile <path>] | --report-only | --idle-only | --recovery-only [--keys N]] [--before <git ref>]`: builds the
 // real worker bundle (and the bench's plain baseline and traced build), runs them in local workerd through the Miniflare API,
 // drives them from this process, and writes bench/results/*.json, docs/BENCHMARKS.md and its
 // SVG plots. Every ratio compares numbers from this one run.
@@ -13,6 +13,19 @@ import { profileScenario } from "./profile.mjs";
 import { writeReport } from "./report.mjs";
 import { costProfile, countedEvents, failover, rawBaseline, recovery } from "./scenarios.mjs";
 
+/** The recovery scenario per state size; the largest (1M keys in a full run) also times a whole-state checkpoint. */
+async function recoveryRuns(url, sizes, sampleMs, log) {
+  const runs = [];
+  for (const keys of sizes) {
+    log(`recovery: seed a fresh standby for ${keys} keys`);
+    const r = await recovery(url, keys, sampleMs, log, keys >= 1_000_000);
+    runs.push(r);
+    log(`  seeded in ${r.seedMs} ms; ingest meanwhile at ${(r.ratio * 100).toFixed(0)}% of normal; longest stall while seeding ${Math.round(r.longestSeedStallMs)} ms`);
+    if (r.checkpoint) log(`  longest stall while checkpointing ${keys} keys: ${Math.round(r.checkpoint.longestStallMs)} ms`);
+  }
+  return runs;
+}
+
 if (process.argv.includes("--report-only")) {
   // Rewrites docs/BENCHMARKS.md and the plots from the last full run's results.
   writeReport(JSON.parse(readFileSync("bench/results/full.json", "utf8")));
@@ -23,6 +36,28 @@ if (process.argv.includes("--idle-only")) {
   const results = JSON.parse(readFileSync("bench/results/full.json", "utf8"));
   const tracedPath = buildBundle("bench/trace/wrangler.toml", "trace");
   results.idle = await idleScenario(tracedPath, 120_000, (line) => console.log(line));
+  writeFileSync("bench/results/full.json", `${JSON.stringify(results, null, 2)}\n`);
+  writeReport(results);
+  process.exit(0);
+}
+if (process.argv.includes("--recovery-only")) {
+  // Reruns the recovery scenario alone (all three sizes, or `--keys N`) and rewrites the report with it.
+  const at = process.argv.indexOf("--keys");
+  const sizes = at > 0 ? [Number(process.argv[at + 1])] : [10_000, 100_000, 1_000_000];
+  const results = JSON.parse(readFileSync("bench/results/full.json", "utf8"));
+  const persist = tempDir("flux-bench-recovery-");
+  const flux = await startFlux(buildBundle(), persist);
+  try {
+    results.recovery = await recoveryRuns(flux.url, sizes, 4_000, (line) => console.log(line));
+    results.recoveryRerunAt = new Date().toISOString();
+  } finally {
+    await flux.stop();
+    removeDir(persist);
+  }
+  if (at > 0) {
+    console.log(JSON.stringify(results.recovery, null, 2));
+    process.exit(0);
+  }
   writeFileSync("bench/results/full.json", `${JSON.stringify(results, null, 2)}\n`);
   writeReport(results);
   process.exit(0);
@@ -92,13 +127,7 @@ try {
   results.failover = await failover(flux.url, quick ? 6_000 : 12_000, quick ? 2_000 : 4_000);
   log(`  unavailable ${Math.round(results.failover.unavailabilityMs)} ms; lost ${results.failover.lost}, duplicated ${results.failover.duplicated}`);
 
-  results.recovery = [];
-  for (const keys of stateSizes) {
-    log(`recovery: seed a fresh standby for ${keys} keys`);
-    const r = await recovery(flux.url, keys, quick ? 2_000 : 4_000, log);
-    results.recovery.push(r);
-    log(`  seeded in ${r.seedMs} ms; ingest meanwhile at ${(r.ratio * 100).toFixed(0)}% of normal`);
-  }
+  results.recovery = await recoveryRuns(flux.url, stateSizes, quick ? 2_000 : 4_000, log);
 
   log("restart: stop workerd, start it again on the same storage");
   const before = await countedEvents(flux.url, "failover");

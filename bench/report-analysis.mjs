@@ -46,6 +46,7 @@ export function analysisSection(results) {
     .join("; ");
   const sqlite = results.profile?.top.filter((f) => f.where === "(native)" && ["exec", "transactionSync"].includes(f.function)).reduce((a, f) => a + f.share, 0);
   const big = results.recovery.find((r) => r.keys === 1_000_000) ?? results.recovery.at(-1);
+  const cp = big?.checkpoint;
   return `### What limits the misses
 
 - **One thread each, locally.** The product's router, every replica and the monitor share one
@@ -67,8 +68,16 @@ export function analysisSection(results) {
   Heaviest product functions: ${top ?? "n/a"}. SQLite's own calls (\`exec\`, \`transactionSync\`)
   take ${sqlite === undefined ? "n/a" : pct(sqlite)} of the samples.
 - **Ingest during seeding.** At ${fmt(big?.keys ?? 0)} keys ingest ran at ${pct(big?.ratio ?? NaN)} of normal while
-  the fresh standby was seeded (${fmt(big?.seedMs ?? NaN)} ms). Locally the fresh replica's install runs on the
-  same thread as everything else; in production it is another object, normally on another
-  machine, which this harness cannot show.
+  the fresh standby was seeded (${fmt(big?.seedMs ?? NaN)} ms, longest stall ${fmt(big?.longestSeedStallMs ?? NaN)} ms). The fresh replica
+  restores one slice per copied row, and the monitor pauses after each copy call (2.5× the
+  time it spent, at most 250 ms). The pause is what lets ingest through locally: a chain of
+  calls between objects of one workerd process keeps requests from the network waiting
+  until it ends, so before it writes reached the primary only between monitor ticks.
+- **Checkpoint stall.** Taking a checkpoint still serializes the whole state in one step:
+  at ${fmt(cp?.keys ?? 0)} keys the longest stall was ${fmt(cp?.longestStallMs ?? NaN)} ms, against a probe timeout of 250 ms.
+  Listing the keys of a window that holds a million of them is itself one long step, so
+  fitting under the timeout needs state kept in bounded buckets (keys hashed into groups
+  of a few thousand), each serialized at a later step from a copy taken on its first
+  change, with the log kept until the last bucket is written.
 `;
 }

@@ -6,6 +6,7 @@ import { partitionFor } from "../shared/partitioner.ts";
 import { DataflowSpecSchema } from "../shared/wire/dataflow-spec.ts";
 import { api, injectFault, selfCpuSeconds, TOKEN, workerdCpuSeconds } from "./harness.mjs";
 import { makeBatch, prng, runLoad } from "./load.mjs";
+import { checkpointStall, longestStall, stallProbe } from "./stalls.mjs";
 
 const BATCH = 100;
 const KEYS = 10_000;
@@ -190,7 +191,11 @@ export async function countedEvents(url, id) {
 }
 
 /** Fill a one-partition dataflow with `keys` keys, then lose its standby; time the seeding and ingest meanwhile. */
-export async function recovery(url, keys, sampleMs, log) {
+/**
+ * One partition of `keys` keys loses its standby and a fresh one is seeded under ingest.
+ * With `timeCheckpoint`, then times a checkpoint of the whole state (`checkpointStall`).
+ */
+export async function recovery(url, keys, sampleMs, log, timeCheckpoint = false) {
   const id = `recovery-${keys}`;
   const dataflow = await createDataflow(url, id, specFor(id, 1, 2));
   const fill = 2_000;
@@ -207,6 +212,7 @@ export async function recovery(url, keys, sampleMs, log) {
   const baseline = await load(() => performance.now() >= baselineEnd, `${id}-before`);
   const baselineRate = rateOf(baseline.acks, sampleMs);
 
+  const probe = stallProbe(url);
   await injectFault(url, dataflow.partitions[0].standby, "crash");
   let finished = null;
   let started = null;
@@ -222,12 +228,20 @@ export async function recovery(url, keys, sampleMs, log) {
   })();
   const during = await load(() => finished !== null || performance.now() >= deadline, `${id}-during`);
   await watcher;
-  if (!started || !finished) throw new Error(`recovery of ${id} did not finish`);
+  const samples = await probe.stop();
+  if (!started || !finished) {
+    const status = await api(url, "GET", "/v1/status");
+    const events = status.body.dataflows.find((d) => d.id === id).events.map((e) => `${e.at} ${e.kind}: ${e.detail}`);
+    throw new Error(`recovery of ${id} did not finish within 120 s; monitor events:\n${events.join("\n")}`);
+  }
   const seedMs = Date.parse(finished) - Date.parse(started);
   // Monitor events carry wall-clock times; acknowledgements carry performance.now().
   const offset = Date.now() - performance.now();
   const from = Date.parse(started) - offset;
   const to = Date.parse(finished) - offset;
   const duringRate = rateOf(during.acks.filter((a) => a.atMs >= from && a.atMs <= to), Math.max(1, to - from));
-  return { keys, seedMs, baselineEventsPerSecond: baselineRate, duringEventsPerSecond: duringRate, ratio: duringRate / baselineRate };
+  const longestSeedStallMs = longestStall(samples, from, to);
+  // Last, so the seeding numbers are not measured in its wake.
+  const checkpoint = timeCheckpoint ? await checkpointStall(url, id, keys, log) : null;
+  return { keys, seedMs, baselineEventsPerSecond: baselineRate, duringEventsPerSecond: duringRate, ratio: duringRate / baselineRate, longestSeedStallMs, checkpoint };
 }

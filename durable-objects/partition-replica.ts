@@ -10,6 +10,7 @@ import type { ResultFilter } from "../shared/operators/operator.ts";
 import { ReplicaHost } from "../shared/replica/replica-host.ts";
 import { acceptOutputs, acceptSeedChunk, beginSeed, finishSeed, readSeedChunk } from "../shared/replica/replica-seeding.ts";
 import { SLOW_FAULT_DELAY_MS, type FaultKind } from "../shared/wire/admin.ts";
+import type { DataflowSpec } from "../shared/wire/dataflow-spec.ts";
 import type { FinishSeed, InitReplica, NumberedOutput, Replicate, Write } from "../shared/wire/replica-rpc.ts";
 import { forwardPort } from "../platform/replica-ports.ts";
 import { SqlReplicaStorage } from "./sql-replica-storage.ts";
@@ -67,8 +68,8 @@ export class PartitionReplica extends DurableObject<Env> {
   async readOutputPage(epoch: number, afterSeq: number, limit: number) {
     return this.#gate(() => this.#host.readOutputPage(epoch, afterSeq, limit));
   }
-  async acceptSeedChunk(id: string, index: number, body: string) {
-    return this.#gate(() => acceptSeedChunk(this.#host, id, index, body));
+  async acceptSeedChunk(id: string, index: number, body: string, spec: DataflowSpec) {
+    return this.#gate(() => acceptSeedChunk(this.#host, id, index, body, spec));
   }
   async acceptOutputs(outputs: NumberedOutput[]) {
     return this.#gate(() => acceptOutputs(this.#host, outputs));

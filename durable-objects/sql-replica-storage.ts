@@ -4,13 +4,13 @@
  * outputs and checkpoint never disagree after a crash. Meta parts and log rows are
  * `ReplicaMetaLog`'s (one log row per step, progress only when it must be stored).
  */
-import { CheckpointSchema, type Checkpoint, type LogEntry, type ReplicaMeta } from "../shared/wire/persisted.ts";
+import type { LogEntry, ReplicaMeta } from "../shared/wire/persisted.ts";
 import { WindowResultSchema, type WindowResult } from "../shared/wire/window-result.ts";
 import type { ReplicaEffects } from "../shared/replica/replica-state.ts";
 import type { ReplicaStorage } from "../shared/replica/replica-storage.ts";
 import type { NumberedOutput } from "../shared/wire/replica-rpc.ts";
 import type { ResultFilter } from "../shared/operators/operator.ts";
-import { chunkText } from "../shared/replica/chunk-text.ts";
+import { piecesToRows } from "../shared/checkpoint/checkpoint-rows.ts";
 import { CountedSql } from "../platform/counted-sql.ts";
 import { migrateFirstLayout, outputsQuery, SCHEMA, TABLES } from "./replica-layout.ts";
 import { ReplicaMetaLog } from "./replica-meta-log.ts";
@@ -44,11 +44,8 @@ export class SqlReplicaStorage implements ReplicaStorage {
     return this.#metaLog.loadMeta();
   }
 
-  /** The newest checkpoint, reassembled from its chunks, or null. */
-  loadCheckpoint(): Checkpoint | null {
-    const chunks = this.#sql.all<{ body: string }>("SELECT body FROM checkpoint ORDER BY chunk");
-    if (chunks.length === 0) return null;
-    return CheckpointSchema.parse(JSON.parse(chunks.map((c) => c.body).join("")));
+  loadCheckpointRows(): string[] {
+    return this.#sql.all<{ body: string }>("SELECT body FROM checkpoint ORDER BY chunk").map((row) => row.body);
   }
 
   checkpointChunkCount(): number {
@@ -85,19 +82,27 @@ export class SqlReplicaStorage implements ReplicaStorage {
     });
   }
 
-  readStagedSeed(snapshotId: string, chunks: number): { body: string } | { missing: number } {
-    const rows = this.#sql.all<{ idx: number; body: string }>("SELECT idx, body FROM seed_chunks WHERE snapshot_id = ? ORDER BY idx", snapshotId);
-    for (let i = 0; i < chunks; i++) if (rows[i]?.idx !== i) return { missing: i };
-    return { body: rows.slice(0, chunks).map((r) => r.body).join("") };
+  firstMissingSeedChunk(snapshotId: string, chunks: number): number | null {
+    const rows = this.#sql.all<{ idx: number }>("SELECT idx FROM seed_chunks WHERE snapshot_id = ? AND idx < ? ORDER BY idx", snapshotId, chunks);
+    for (let i = 0; i < chunks; i++) if (rows[i]?.idx !== i) return i;
+    return null;
+  }
+
+  readStagedSeed(snapshotId: string, chunks: number): string[] {
+    return this.#sql.all<{ body: string }>("SELECT body FROM seed_chunks WHERE snapshot_id = ? AND idx < ? ORDER BY idx", snapshotId, chunks).map((r) => r.body);
   }
 
   countOutputs(): number {
     return this.#sql.all<{ n: number }>("SELECT COUNT(*) AS n FROM outputs")[0]?.n ?? 0;
   }
 
-  installSeed(meta: ReplicaMeta, checkpointBody: string): void {
+  /** Moves the staged rows in SQL: the snapshot's text never passes through JavaScript again. */
+  installSeed(meta: ReplicaMeta, snapshotId: string, chunks: number): void {
     this.#storage.transactionSync(() => {
-      this.persist(meta, { log: [], outputs: [], checkpoint: { lsn: meta.checkpointLsn, body: checkpointBody } });
+      this.persist(meta, { log: [], outputs: [] });
+      this.#sql.run("DELETE FROM checkpoint");
+      const move = "INSERT INTO checkpoint (chunk, lsn, body) SELECT idx, ?, body FROM seed_chunks WHERE snapshot_id = ? AND idx < ?";
+      this.#sql.run(move, meta.checkpointLsn, snapshotId, chunks);
       this.#sql.run("DELETE FROM seed_chunks");
     });
   }
@@ -128,9 +133,9 @@ export class SqlReplicaStorage implements ReplicaStorage {
         this.#metaLog.writeLog(effects.log);
         for (const output of effects.outputs) this.#insertOutput(output, "INSERT");
         if (effects.checkpoint) {
-          const { lsn, body } = effects.checkpoint;
+          const { lsn, pieces } = effects.checkpoint;
           sql.run("DELETE FROM checkpoint");
-          chunkText(body, this.#chunkChars).forEach((chunk, i) => sql.run("INSERT INTO checkpoint (chunk, lsn, body) VALUES (?, ?, ?)", i, lsn, chunk));
+          piecesToRows(pieces, this.#chunkChars).forEach((row, i) => sql.run("INSERT INTO checkpoint (chunk, lsn, body) VALUES (?, ?, ?)", i, lsn, row));
         }
         if (effects.trimLogThrough !== undefined) this.#metaLog.trimLog(effects.trimLogThrough);
       });

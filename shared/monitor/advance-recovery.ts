@@ -59,7 +59,7 @@ export async function advanceRecovery(
       const chunk = await port.readSeedChunk(primary, epoch, recovery.snapshot.id, recovery.chunksCopied);
       if (chunk.status === "gone") return restart(`snapshot ${recovery.snapshot.id} was lost by ${primary}`);
       if (chunk.status !== "ok") return null;
-      const staged = await port.acceptSeedChunk(target, recovery.snapshot.id, recovery.chunksCopied, chunk.body);
+      const staged = await port.acceptSeedChunk(target, recovery.snapshot.id, recovery.chunksCopied, chunk.body, record.spec);
       if (staged.status !== "ok") return restart(`${target} refused a chunk (${staged.status})`);
       recovery.chunksCopied += 1;
     } else if (recovery.outputsCopied < recovery.snapshot.outputSeq) {

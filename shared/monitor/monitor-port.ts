@@ -3,6 +3,7 @@
  * and deadlines; the simulator backs it with simulated replicas. A call that fails or
  * misses its deadline rejects.
  */
+import type { DataflowSpec } from "../wire/dataflow-spec.ts";
 import type { LogEntry } from "../wire/persisted.ts";
 import type {
   BeginSeedReply,
@@ -25,7 +26,8 @@ export interface MonitorPort {
   configure(name: string, msg: InitReplica): Promise<{ status: "ok" } | Refusal>;
   beginSeed(name: string, epoch: number): Promise<BeginSeedReply>;
   readSeedChunk(name: string, epoch: number, id: string, index: number): Promise<SeedChunkReply>;
-  acceptSeedChunk(name: string, id: string, index: number, body: string): Promise<{ status: "ok" } | Refusal>;
+  /** Stages a chunk on the fresh replica, which restores the slice it completes (`spec`: the dataflow's, to rebuild its operator). */
+  acceptSeedChunk(name: string, id: string, index: number, body: string, spec: DataflowSpec): Promise<{ status: "ok" } | Refusal>;
   readOutputPage(name: string, epoch: number, afterSeq: number, limit: number): Promise<{ status: "ok"; outputs: NumberedOutput[] } | Refusal>;
   acceptOutputs(name: string, outputs: NumberedOutput[]): Promise<{ status: "ok" } | Refusal>;
   finishSeed(name: string, msg: FinishSeed): Promise<FinishSeedReply>;

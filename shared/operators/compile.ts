@@ -4,7 +4,7 @@
  * registered custom operator).
  */
 import type { DataflowSpec } from "../wire/dataflow-spec.ts";
-import { bindOperator, type LiveOperator, type RecordField } from "./operator.ts";
+import { bindOperator, restoreSliced, type LiveOperator, type RecordField, type SliceRestore } from "./operator.ts";
 import { findOperator } from "./registry.ts";
 import { windowAggregate, windowRecordFields } from "./window-aggregate.ts";
 
@@ -16,6 +16,8 @@ export interface CompiledDataflow {
   maxWindowMs: number;
   /** A live operator, fresh or restored from a checkpoint's operator snapshot. */
   bind(snapshot?: unknown): LiveOperator;
+  /** Starts rebuilding a live operator from a sliced checkpoint's head. */
+  restoreSliced(head: unknown, sliced: boolean): SliceRestore;
 }
 
 /** Compiles a validated spec; throws if it names an operator that is no longer registered. */
@@ -26,7 +28,7 @@ export function compileDataflow(spec: DataflowSpec): CompiledDataflow {
     return registered.compile(spec.operator.params);
   }
   const operator = windowAggregate(spec);
-  return { fields: windowRecordFields(spec.aggregates ?? {}), maxWindowMs: spec.window?.sizeMs ?? 0, bind: (snapshot) => bindOperator(operator, snapshot) };
+  return { fields: windowRecordFields(spec.aggregates ?? {}), maxWindowMs: spec.window?.sizeMs ?? 0, bind: (snapshot) => bindOperator(operator, snapshot), restoreSliced: (head, sliced) => restoreSliced(operator, head, sliced) };
 }
 
 /** The record fields of a spec (what the router extracts from each event). */

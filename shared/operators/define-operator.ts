@@ -4,7 +4,7 @@
  * and a factory. See `docs/OPERATORS.md` for a walk-through.
  */
 import type { z } from "zod";
-import { bindOperator, type LiveOperator, type Operator, type RecordField } from "./operator.ts";
+import { bindOperator, restoreSliced, type LiveOperator, type Operator, type RecordField, type SliceRestore } from "./operator.ts";
 
 /** What an operator's author writes. `P` is the parsed parameters, `S` the operator state. */
 export interface OperatorDefinition<P, S> {
@@ -24,7 +24,7 @@ export interface RegisteredOperator {
   description: string;
   params: z.ZodType<unknown>;
   /** Compiles already-validated parameters; throws if they do not parse. */
-  compile(params: unknown): { fields: RecordField[]; maxWindowMs: number; bind(snapshot?: unknown): LiveOperator };
+  compile(params: unknown): { fields: RecordField[]; maxWindowMs: number; bind(snapshot?: unknown): LiveOperator; restoreSliced(head: unknown, sliced: boolean): SliceRestore };
 }
 
 /** Packages a definition for the registry. */
@@ -35,7 +35,8 @@ export function defineOperator<P, S>(definition: OperatorDefinition<P, S>): Regi
     compile(raw) {
       const params = definition.params.parse(raw);
       const operator = definition.create(params);
-      return { fields: definition.fields(params), maxWindowMs: definition.maxWindowMs(params), bind: (snapshot) => bindOperator(operator, snapshot) };
+      const bind = (snapshot?: unknown) => bindOperator(operator, snapshot);
+      return { fields: definition.fields(params), maxWindowMs: definition.maxWindowMs(params), bind, restoreSliced: (head: unknown, sliced: boolean) => restoreSliced(operator, head, sliced) };
     },
   };
 }

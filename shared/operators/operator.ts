@@ -14,6 +14,7 @@
  * - Keys of objects built from user strings need a prefix (e.g. `$`) so `__proto__` is safe.
  */
 import type { FluxRecord, ResultPosition, WindowResult } from "../wire/window-result.ts";
+import { addSliceTo, splitState, stateFromHead, type SplitState, type StateSlicing } from "./state-slices.ts";
 
 /** A field each record carries after key and time: numbers are finite and within ±1e15; strings also accept numbers (as their decimal text). */
 export interface RecordField {
@@ -60,6 +61,8 @@ export interface Operator<S> {
   openResults?(state: S, filter: ResultFilter): WindowResult[];
   /** Records dropped because they arrived after their window closed (shown on the status page). */
   lateRecords?(state: S): number;
+  /** Checkpoints the state in slices (see `state-slices.ts`); without it, the whole snapshot is one slice. */
+  slicing?: StateSlicing<S>;
 }
 
 /** An operator bound to its state, as the replica runtime holds it (the state type erased). */
@@ -68,13 +71,33 @@ export interface LiveOperator {
   tick(timeMs: number, out: Emit<WindowResult>): void;
   /** The JSON value to checkpoint; serialize it before the next call mutates it. */
   snapshot(): unknown;
+  /** The state as a head and slices of at most `perSlice` entries; serialize them before the next call mutates it. */
+  split(perSlice: number): SplitState;
   openResults(filter: ResultFilter): WindowResult[];
   lateRecords(): number;
 }
 
 /** Binds `operator` to a fresh state, or to the state restored from a checkpoint's `snapshot`. */
 export function bindOperator<S>(operator: Operator<S>, snapshot?: unknown): LiveOperator {
-  let state = snapshot === undefined ? operator.init() : operator.restore(snapshot);
+  return bindState(operator, snapshot === undefined ? operator.init() : operator.restore(snapshot));
+}
+
+/** Rebuilds an operator's state slice by slice, then binds it. */
+export interface SliceRestore {
+  /** Adds one slice; throws if it is malformed. */
+  add(slice: unknown): void;
+  /** The operator bound to the state rebuilt so far. */
+  finish(): LiveOperator;
+}
+
+/** Starts rebuilding `operator`'s state from a checkpoint's head (see `state-slices.ts`). */
+export function restoreSliced<S>(operator: Operator<S>, head: unknown, sliced: boolean): SliceRestore {
+  const state = stateFromHead(operator, head, sliced);
+  return { add: (slice) => addSliceTo(operator, state, slice), finish: () => bindState(operator, state) };
+}
+
+function bindState<S>(operator: Operator<S>, initial: S): LiveOperator {
+  let state = initial;
   return {
     process(records, out) {
       state = operator.process(state, records, out);
@@ -83,6 +106,7 @@ export function bindOperator<S>(operator: Operator<S>, snapshot?: unknown): Live
       if (operator.tick) state = operator.tick(state, timeMs, out);
     },
     snapshot: () => (operator.snapshot ? operator.snapshot(state) : state),
+    split: (perSlice) => splitState(operator, state, perSlice),
     openResults: (filter) => operator.openResults?.(state, filter) ?? [],
     lateRecords: () => operator.lateRecords?.(state) ?? 0,
   };

@@ -31,14 +31,16 @@ const isNumberArray = (value: unknown): value is number[] => Array.isArray(value
 
 /** A restored state's check: the windows' shape, and exactly one sketch per `distinct` and one summary per `topk` aggregate (none: no field). */
 export function isWindowAggregateState(value: unknown, sketchCount: number, summaryCount: number): value is WindowAggregateState {
-  return isKeyedWindows<Accumulator>(
-    value,
-    (acc) =>
-      typeof acc.n === "number" &&
-      isNumberArray(acc.sum) &&
-      isNumberArray(acc.min) &&
-      isNumberArray(acc.max) &&
-      hasEach(acc.hll, sketchCount, isHllState) &&
-      hasEach(acc.top, summaryCount, isTopKState),
-  );
+  return isKeyedWindows<Accumulator>(value, accumulatorCheck(sketchCount, summaryCount));
 }
+
+/** The check of one restored accumulator. */
+export const accumulatorCheck =
+  (sketchCount: number, summaryCount: number) =>
+  (acc: Record<string, unknown>): boolean =>
+    typeof acc.n === "number" &&
+    isNumberArray(acc.sum) &&
+    isNumberArray(acc.min) &&
+    isNumberArray(acc.max) &&
+    hasEach(acc.hll, sketchCount, isHllState) &&
+    hasEach(acc.top, summaryCount, isTopKState);

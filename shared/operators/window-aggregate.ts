@@ -14,7 +14,8 @@ import type { Emit, Operator, RecordField, ResultFilter } from "./operator.ts";
 import { hllAdd, hllCreate, hllEstimate, type HllState } from "./sketches/hyperloglog.ts";
 import { topKAdd, topKCreate, topKTop, type TopKState } from "./sketches/space-saving.ts";
 import { advanceTo, openWindowResults, slotOfKey } from "./keyed-windows.ts";
-import { isWindowAggregateState, type Accumulator, type WindowAggregateState } from "./window-aggregate-state.ts";
+import { accumulatorCheck, isWindowAggregateState, type Accumulator, type WindowAggregateState } from "./window-aggregate-state.ts";
+import { keyedWindowSlicing } from "./keyed-window-slices.ts";
 
 /** The Space-Saving capacity of a `topk` aggregate that sets none. */
 export function defaultCapacity(k: number): number {
@@ -154,5 +155,7 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
     openResults: (state, filter: ResultFilter) => openWindowResults(state, sizeMs, filter, toResult),
 
     lateRecords: (state) => state.lateRecords,
+
+    slicing: keyedWindowSlicing<Accumulator>(accumulatorCheck(sketches.length, summaries.length)),
   };
 }

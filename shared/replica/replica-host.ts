@@ -3,10 +3,12 @@
  * step → persist atomically → reply (STYLE.md §2). The Durable Object is a thin shell around it.
  */
 import type { ResultFilter } from "../operators/operator.ts";
-import type { Checkpoint, LogEntry } from "../wire/persisted.ts";
+import type { LogEntry } from "../wire/persisted.ts";
+import { restoreCheckpoint } from "../checkpoint/checkpoint-pieces.ts";
+import type { SeedProgress } from "../checkpoint/seed-progress.ts";
 import type { BatchOutcome, FlushReply, InitReplica, NumberedOutput, Refusal, Replicate, ReplicateReply, ReplicaStatus, Write, WriteReply } from "../wire/replica-rpc.ts";
 import { compareResults, type WindowResult } from "../wire/window-result.ts";
-import { emptyReplicaState, restoreReplicaState, statusOf, type ReplicaState, type ReplicaTuning } from "./replica-state.ts";
+import { emptyReplicaState, restoreReplicaState, statusOf, type ReplicaState, type ReplicaTuning, type RestoredCheckpoint } from "./replica-state.ts";
 import { Forwarder, type ForwardPort } from "./forwarder.ts";
 import { ackStandby, checkEpoch, configure, logBatches, replicate, takeCheckpoint, type BatchVerdict, type StepResult } from "./replica-steps.ts";
 import type { ReplicaStorage } from "./replica-storage.ts";
@@ -22,6 +24,8 @@ export class ReplicaHost {
   readonly #forwarder: Forwarder;
   /** Settles once what a load found pending was forwarded again (most of it was stable: open results must not go back). */
   #reconfirmed: Promise<void> = Promise.resolve();
+  /** A fresh replica's seed, restored slice by slice as chunks arrive (memory only: a restart drops it). */
+  seeding: SeedProgress | null = null;
 
   /** @param forwardPort how this replica, as primary, reaches its standby. */
   constructor(storage: ReplicaStorage, tuning: ReplicaTuning, forwardPort: ForwardPort) {
@@ -125,14 +129,6 @@ export class ReplicaHost {
     return state && statusOf(state);
   }
 
-  /** A checkpoint of the stable state as it is now (for seeding a fresh replica). */
-  snapshot(): Checkpoint | null {
-    const state = this.load();
-    if (!state) return null;
-    const { appliedLsn: lsn, outputSeq } = state.meta;
-    return { v: 1, lsn, outputSeq, operator: state.operator.snapshot(), dedup: state.dedup };
-  }
-
   /**
    * Keeps every log entry above `lsn` until a standby is attached or the epoch changes
    * (seeding). A hold only ever moves down: a late or repeated request must not release
@@ -151,18 +147,19 @@ export class ReplicaHost {
     const state = this.load();
     if (!state) return;
     const effects: StepResult<unknown>["effects"] = { log: [], outputs: [] };
-    takeCheckpoint(state, effects);
+    takeCheckpoint(state, effects, this.#tuning);
     this.#persist(state, effects);
   }
 
   /** Takes a freshly installed seed as its state without reading it back from storage. */
-  adopt(meta: ReplicaState["meta"], checkpoint: Checkpoint): void {
+  adopt(meta: ReplicaState["meta"], checkpoint: RestoredCheckpoint): void {
     this.#state = restoreReplicaState(meta, checkpoint, [], this.#tuning);
   }
 
   /** Drops memory so the next call reloads from storage (after a wipe or a failed write). */
   forget(): void {
     this.#state = null;
+    this.seeding = null;
     this.#forwarder.fail("the replica restarted");
   }
 
@@ -190,7 +187,7 @@ export class ReplicaHost {
     if (this.#state) return this.#state;
     const meta = this.storage.loadMeta();
     if (!meta) return null;
-    const checkpoint = this.storage.loadCheckpoint();
+    const checkpoint = restoreCheckpoint(meta.spec, this.storage.loadCheckpointRows());
     // To the log's end: the stored LSN may be behind it (progress-durability.ts). Pending entries are forwarded at once.
     const log = this.storage.readLog((checkpoint?.lsn ?? 0) + 1, Number.MAX_SAFE_INTEGER);
     const state = (this.#state = restoreReplicaState(meta, checkpoint, log, this.#tuning));

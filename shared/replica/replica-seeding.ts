@@ -2,12 +2,16 @@
  * Online recovery, replica side (DESIGN.md §4). The survivor offers its stored checkpoint,
  * already serialized and chunked in storage, so seeding costs it no serialization; it holds
  * its log above the checkpoint's LSN (and takes no new checkpoint) until the new standby
- * is attached. The fresh replica stages chunks and outputs, then installs them atomically
- * as a standby that catches up from the survivor's log.
+ * is attached. The fresh replica stages each chunk and restores the slice it completes
+ * (`seed-progress.ts`), stages outputs, then installs the staged rows atomically as its
+ * checkpoint and becomes a standby that catches up from the survivor's log.
  */
-import { CheckpointSchema } from "../wire/persisted.ts";
+import { restoreCheckpoint } from "../checkpoint/checkpoint-pieces.ts";
+import { progressAfterChunk } from "../checkpoint/seed-progress.ts";
+import type { DataflowSpec } from "../wire/dataflow-spec.ts";
 import type { BeginSeedReply, FinishSeed, FinishSeedReply, NumberedOutput, Refusal, SeedChunkReply } from "../wire/replica-rpc.ts";
 import { NOT_INITIALISED, type ReplicaHost } from "./replica-host.ts";
+import type { RestoredCheckpoint } from "./replica-state.ts";
 import { checkEpoch } from "./replica-steps.ts";
 
 const snapshotId = (checkpointLsn: number) => `c${checkpointLsn}`;
@@ -34,11 +38,12 @@ export function readSeedChunk(host: ReplicaHost, epoch: number, id: string, inde
   return body === null ? { status: "gone" } : { status: "ok", body };
 }
 
-/** The fresh replica's side: stage a chunk. Refused once the replica holds state. */
-export function acceptSeedChunk(host: ReplicaHost, snapshot: string, index: number, body: string): { status: "ok" } | Refusal {
+/** The fresh replica's side: stage a chunk and restore the slice it completes. Refused once the replica holds state. */
+export function acceptSeedChunk(host: ReplicaHost, snapshot: string, index: number, body: string, spec: DataflowSpec): { status: "ok" } | Refusal {
   const state = host.load();
   if (state) return { status: "wrong-role", role: state.meta.role };
   host.storage.stageSeedChunk(snapshot, index, body);
+  host.seeding = progressAfterChunk(host.seeding, spec, snapshot, index, body);
   return { status: "ok" };
 }
 
@@ -57,11 +62,12 @@ export function finishSeed(host: ReplicaHost, msg: FinishSeed): FinishSeedReply 
     const done = existing.meta.role === "standby" && existing.meta.epoch >= msg.epoch;
     return done ? { status: "ok", lsn: existing.meta.lsn } : { status: "wrong-role", role: existing.meta.role };
   }
-  const staged = host.storage.readStagedSeed(msg.snapshotId, msg.chunks);
-  if ("missing" in staged) return { status: "incomplete", missing: `snapshot chunk ${staged.missing}` };
+  const missing = host.storage.firstMissingSeedChunk(msg.snapshotId, msg.chunks);
+  if (missing !== null) return { status: "incomplete", missing: `snapshot chunk ${missing}` };
   const outputs = host.storage.countOutputs();
   if (outputs < msg.outputSeq) return { status: "incomplete", missing: `outputs ${outputs + 1}..${msg.outputSeq}` };
-  const checkpoint = CheckpointSchema.parse(JSON.parse(staged.body));
+  const checkpoint = seededCheckpoint(host, msg);
+  if ("missing" in checkpoint) return { status: "incomplete", missing: checkpoint.missing };
   if (checkpoint.lsn !== msg.lsn || checkpoint.outputSeq !== msg.outputSeq) {
     return { status: "incomplete", missing: `snapshot ${msg.snapshotId} does not match LSN ${msg.lsn}` };
   }
@@ -85,7 +91,23 @@ export function finishSeed(host: ReplicaHost, msg: FinishSeed): FinishSeedReply 
     checkpointOutputSeq: outputSeq,
     outputSeq,
   };
-  host.storage.installSeed(meta, staged.body);
+  host.storage.installSeed(meta, msg.snapshotId, msg.chunks);
+  host.seeding = null;
   host.adopt(meta, checkpoint);
   return { status: "ok", lsn };
+}
+
+/**
+ * The state the staged snapshot holds: the one restored while its chunks arrived, when
+ * that saw every chunk in order; otherwise restored from the staged rows now.
+ */
+function seededCheckpoint(host: ReplicaHost, msg: FinishSeed): RestoredCheckpoint | { missing: string } {
+  const progress = host.seeding;
+  try {
+    if (progress?.builder && progress.snapshotId === msg.snapshotId && progress.next === msg.chunks) return progress.builder.finish();
+    const restored = restoreCheckpoint(msg.spec, host.storage.readStagedSeed(msg.snapshotId, msg.chunks));
+    return restored ?? { missing: `snapshot ${msg.snapshotId} is empty` };
+  } catch (err) {
+    return { missing: `snapshot ${msg.snapshotId} does not restore: ${err instanceof Error ? err.message : String(err)}` };
+  }
 }

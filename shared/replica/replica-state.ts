@@ -6,7 +6,7 @@
 import { recordSeq } from "../dedup.ts";
 import { compileDataflow } from "../operators/compile.ts";
 import type { Emit, LiveOperator } from "../operators/operator.ts";
-import type { Checkpoint, DedupState, LogEntry, ReplicaMeta } from "../wire/persisted.ts";
+import type { DedupState, LogEntry, ReplicaMeta } from "../wire/persisted.ts";
 import type { NumberedOutput, ReplicaStatus } from "../wire/replica-rpc.ts";
 import type { FluxRecord, WindowResult } from "../wire/window-result.ts";
 import { tickTimeOf } from "./clock-ticks.ts";
@@ -24,7 +24,7 @@ export interface ReplicaState {
   sinceCheckpoint: number;
   /** Characters of records applied since the last checkpoint. */
   charsSinceCheckpoint: number;
-  /** Size of the last checkpoint taken by this process, characters (0: none yet). */
+  /** Size of the last checkpoint taken or restored, characters (0: none). */
   lastCheckpointChars: number;
 }
 
@@ -33,8 +33,8 @@ export interface ReplicaState {
 export interface ReplicaEffects {
   log: LogEntry[];
   outputs: NumberedOutput[];
-  /** A new checkpoint as of `lsn`: `body` is a serialized {@link Checkpoint}. */
-  checkpoint?: { lsn: number; body: string };
+  /** A new checkpoint as of `lsn`: its pieces (header, then slices), see `shared/checkpoint/`. */
+  checkpoint?: { lsn: number; pieces: string[] };
   /** Log entries with LSN ≤ this may be deleted. */
   trimLogThrough?: number;
   /** Records the operator dropped as too late, by LSN, for entries applied in this step (none: 0). */
@@ -45,14 +45,26 @@ export interface ReplicaEffects {
 export interface ReplicaTuning {
   dedupWindow: number;
   checkpointEvery: number;
+  /** (window, key) entries per checkpoint slice (default `KEYS_PER_SLICE`; the simulator uses a few). */
+  checkpointSliceKeys?: number;
 }
 
-/** A fresh replica state with no history. */
-export function emptyReplicaState(meta: ReplicaMeta, checkpoint?: Checkpoint): ReplicaState {
+/** A checkpoint rebuilt in memory: the operator bound to its restored state, and what it was taken at. */
+export interface RestoredCheckpoint {
+  lsn: number;
+  outputSeq: number;
+  dedup: DedupState;
+  operator: LiveOperator;
+  /** Its stored size, characters: the next checkpoint waits for a quarter of that in new log. */
+  chars: number;
+}
+
+/** A fresh replica state with no history, or one holding a restored checkpoint. */
+export function emptyReplicaState(meta: ReplicaMeta, checkpoint?: RestoredCheckpoint): ReplicaState {
   const compiled = compileDataflow(meta.spec);
-  const operator = compiled.bind(checkpoint?.operator);
+  const operator = checkpoint?.operator ?? compiled.bind();
   const dedup = checkpoint?.dedup ?? {};
-  return { meta, operator, maxWindowMs: compiled.maxWindowMs, dedup, pending: [], sinceCheckpoint: 0, charsSinceCheckpoint: 0, lastCheckpointChars: 0 };
+  return { meta, operator, maxWindowMs: compiled.maxWindowMs, dedup, pending: [], sinceCheckpoint: 0, charsSinceCheckpoint: 0, lastCheckpointChars: checkpoint?.chars ?? 0 };
 }
 
 /** A replica's progress, for probes and status pages. */
@@ -91,7 +103,7 @@ export function applyEntry(state: ReplicaState, entry: LogEntry, out: Emit<Windo
  */
 export function restoreReplicaState(
   meta: ReplicaMeta,
-  checkpoint: Checkpoint | null,
+  checkpoint: RestoredCheckpoint | null,
   log: readonly LogEntry[],
   tuning: ReplicaTuning,
 ): ReplicaState {

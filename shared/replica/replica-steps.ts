@@ -6,7 +6,8 @@
 import { highestSeq, judgeSeq, recordSeq } from "../dedup.ts";
 import type { Refusal } from "../wire/replica-rpc.ts";
 import type { BatchOutcome, InitReplica, Replicate, ReplicateReply, Write } from "../wire/replica-rpc.ts";
-import type { Checkpoint, LogEntry, Role } from "../wire/persisted.ts";
+import type { LogEntry, Role } from "../wire/persisted.ts";
+import { checkpointPieces, KEYS_PER_SLICE } from "../checkpoint/checkpoint-pieces.ts";
 import { applyEntry, logWeight, type ReplicaEffects, type ReplicaState, type ReplicaTuning } from "./replica-state.ts";
 
 /** A step's outcome: the reply to send and the writes to make first. */
@@ -144,17 +145,16 @@ function applyStable(state: ReplicaState, entries: readonly LogEntry[], tuning: 
   // and a restart replays at most that much log (issue 5: large states). While a fresh
   // standby is seeded from the stored checkpoint, that checkpoint must stay as it is.
   const due = state.sinceCheckpoint >= tuning.checkpointEvery && state.charsSinceCheckpoint * 4 >= state.lastCheckpointChars;
-  if (due && meta.holdLogAfterLsn === null) takeCheckpoint(state, effects);
+  if (due && meta.holdLogAfterLsn === null) takeCheckpoint(state, effects, tuning);
 }
 
 /** Snapshots the stable state into `effects` and trims the log behind it where allowed. */
-export function takeCheckpoint(state: ReplicaState, effects: ReplicaEffects): void {
+export function takeCheckpoint(state: ReplicaState, effects: ReplicaEffects, tuning: ReplicaTuning): void {
   const meta = state.meta;
-  const checkpoint: Checkpoint = { v: 1, lsn: meta.appliedLsn, outputSeq: meta.outputSeq, operator: state.operator.snapshot(), dedup: state.dedup };
   // Serialized now: the next step mutates the operator state in place.
-  const body = JSON.stringify(checkpoint);
-  effects.checkpoint = { lsn: meta.appliedLsn, body };
-  state.lastCheckpointChars = body.length;
+  const pieces = checkpointPieces(meta.appliedLsn, meta.outputSeq, state.dedup, state.operator, tuning.checkpointSliceKeys ?? KEYS_PER_SLICE);
+  effects.checkpoint = { lsn: meta.appliedLsn, pieces };
+  state.lastCheckpointChars = pieces.reduce((n, piece) => n + piece.length, 0);
   state.charsSinceCheckpoint = 0;
   state.sinceCheckpoint = 0;
   meta.checkpointLsn = meta.appliedLsn;

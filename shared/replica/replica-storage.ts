@@ -3,7 +3,7 @@
  * tests and the simulator back it with memory. `persist` and `installSeed` are atomic.
  */
 import type { ResultFilter } from "../operators/operator.ts";
-import type { Checkpoint, LogEntry, ReplicaMeta } from "../wire/persisted.ts";
+import type { LogEntry, ReplicaMeta } from "../wire/persisted.ts";
 import type { NumberedOutput } from "../wire/replica-rpc.ts";
 import type { WindowResult } from "../wire/window-result.ts";
 import type { ReplicaEffects } from "./replica-state.ts";
@@ -11,8 +11,8 @@ import type { ReplicaEffects } from "./replica-state.ts";
 export interface ReplicaStorage {
   /** The stored meta, or null for a replica never initialised. */
   loadMeta(): ReplicaMeta | null;
-  /** The newest checkpoint, or null. */
-  loadCheckpoint(): Checkpoint | null;
+  /** The stored checkpoint's rows in order (`shared/checkpoint/checkpoint-rows.ts`; none: empty). */
+  loadCheckpointRows(): string[];
   /** How many chunks the stored checkpoint has (0: none); chunks stay well under the RPC size limit. */
   checkpointChunkCount(): number;
   /** One chunk of the stored checkpoint's serialized form, or null past the end. */
@@ -30,12 +30,14 @@ export interface ReplicaStorage {
   stageSeedChunk(snapshotId: string, index: number, body: string): void;
   /** Seeding: stores copied outputs (idempotent by `outputSeq`). */
   stageOutputs(outputs: readonly NumberedOutput[]): void;
-  /** Seeding: the staged snapshot reassembled, or the first missing chunk index. */
-  readStagedSeed(snapshotId: string, chunks: number): { body: string } | { missing: number };
+  /** Seeding: the first of chunks `0..chunks-1` of a snapshot not staged, or null when all are. */
+  firstMissingSeedChunk(snapshotId: string, chunks: number): number | null;
+  /** Seeding: the staged chunks `0..chunks-1` of a snapshot, in order (call once none is missing). */
+  readStagedSeed(snapshotId: string, chunks: number): string[];
   /** How many outputs are stored. */
   countOutputs(): number;
-  /** Seeding: atomically writes meta and the checkpoint, and drops staged chunks. */
-  installSeed(meta: ReplicaMeta, checkpointBody: string): void;
+  /** Seeding: atomically writes meta, makes the staged chunks of the snapshot the checkpoint's rows, and drops staged chunks. */
+  installSeed(meta: ReplicaMeta, snapshotId: string, chunks: number): void;
   /** Deletes everything (the `wipe` fault). */
   wipe(): void;
 }

@@ -61,7 +61,7 @@ const ProducerWindowSchema = z.object({
 });
 
 /** Dedup state: producer id → window. */
-const DedupStateSchema = z.record(z.string(), ProducerWindowSchema);
+export const DedupStateSchema = z.record(z.string(), ProducerWindowSchema);
 export type DedupState = z.infer<typeof DedupStateSchema>;
 
 /** A checkpoint: operator and dedup state as of `lsn`, and the output count at that point. */

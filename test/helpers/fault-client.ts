@@ -10,7 +10,7 @@ import { COORDINATOR_NAME } from "../../shared/names.ts";
 import { windowAggregate } from "../../shared/operators/window-aggregate.ts";
 import { DataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
 import type { FluxRecord } from "../../shared/wire/window-result.ts";
-import { call, clicksSpec, createDataflow, postEvents, results } from "./api.ts";
+import { call, clicksSpec, createDataflow, postEvents } from "./api.ts";
 
 const ADMIN_TOKEN = "test-admin-token";
 
@@ -78,13 +78,25 @@ export async function tickUntilRetired(name: string, withinMs = 70_000): Promise
   expect(await replica.status()).toMatchObject({ role: "retired" });
 }
 
-/** Asserts served results equal one application of each acknowledged batch. */
+/** Every result of a dataflow, page by page. */
+async function allResults(id: string): Promise<{ key: string; windowStartMs: number; values: Record<string, number | null> }[]> {
+  const all: { key: string; windowStartMs: number; values: Record<string, number | null> }[] = [];
+  for (let after: string | null = ""; after !== null; ) {
+    const res = await call("GET", `/v1/dataflows/${id}/results?limit=10000${after ? `&after=${encodeURIComponent(after)}` : ""}`);
+    const page = (await res.json()) as { results: typeof all; next: string | null };
+    all.push(...page.results);
+    after = page.next ?? null;
+  }
+  return all;
+}
+
+/** Asserts served results (every page of them) equal one application of each acknowledged batch. */
 export async function expectExact(id: string, stream: string, batches: readonly Event[][]): Promise<void> {
   const op = windowAggregate(DataflowSpecSchema.parse(clicksSpec(stream, faultSpec)));
   let state = op.init();
   for (const events of batches) state = op.process(state, events.map((e): FluxRecord => [e.page, e.ts, e.bytes]), () => {});
   const expected = op.openResults(state, {}).map(({ key, windowStartMs, values }) => ({ key, windowStartMs, values }));
-  const actual = (await results(id)).map(({ key, windowStartMs, values }) => ({ key, windowStartMs, values }));
+  const actual = (await allResults(id)).map(({ key, windowStartMs, values }) => ({ key, windowStartMs, values }));
   expect(actual).toEqual(expected);
 }
 

@@ -105,8 +105,8 @@ export class MemoryCluster implements ReplicaPort, MonitorPort {
   beginSeed: MonitorPort["beginSeed"] = (name, epoch) => this.#call(name, "beginSeed", (h) => beginSeed(h, epoch));
   readSeedChunk: MonitorPort["readSeedChunk"] = (name, epoch, id, index) =>
     this.#call(name, "readSeedChunk", (h) => readSeedChunk(h, epoch, id, index));
-  acceptSeedChunk: MonitorPort["acceptSeedChunk"] = (name, id, index, body) =>
-    this.#call(name, "acceptSeedChunk", (h) => acceptSeedChunk(h, id, index, body));
+  acceptSeedChunk: MonitorPort["acceptSeedChunk"] = (name, id, index, body, spec) =>
+    this.#call(name, "acceptSeedChunk", (h) => acceptSeedChunk(h, id, index, body, spec));
   readOutputPage: MonitorPort["readOutputPage"] = (name, epoch, after, limit) =>
     this.#call(name, "readOutputPage", (h) => h.readOutputPage(epoch, after, limit));
   acceptOutputs: MonitorPort["acceptOutputs"] = (name, outputs) => this.#call(name, "acceptOutputs", (h) => acceptOutputs(h, outputs));

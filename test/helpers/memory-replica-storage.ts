@@ -8,7 +8,8 @@ import type { ResultFilter } from "../../shared/operators/operator.ts";
 import { durableMeta } from "../../shared/replica/progress-durability.ts";
 import type { ReplicaEffects } from "../../shared/replica/replica-state.ts";
 import type { ReplicaStorage } from "../../shared/replica/replica-storage.ts";
-import { CheckpointSchema, type Checkpoint, type LogEntry, type ReplicaMeta } from "../../shared/wire/persisted.ts";
+import { piecesToRows } from "../../shared/checkpoint/checkpoint-rows.ts";
+import type { LogEntry, ReplicaMeta } from "../../shared/wire/persisted.ts";
 import { compareResults, isAfter, type WindowResult } from "../../shared/wire/window-result.ts";
 import type { NumberedOutput } from "../../shared/wire/replica-rpc.ts";
 
@@ -18,7 +19,8 @@ const MEMORY_CHUNK_CHARS = 400;
 export class MemoryReplicaStorage implements ReplicaStorage {
   meta: ReplicaMeta | null = null;
   readonly log = new Map<number, LogEntry>();
-  checkpoint: string | null = null;
+  /** The checkpoint's rows, as SQLite keeps them in its `checkpoint` table. */
+  checkpoint: string[] = [];
   outputs: NumberedOutput[] = [];
   readonly staged = new Map<string, string>();
   /** When set, the next `persist` throws before writing anything (a failed transaction). */
@@ -28,17 +30,16 @@ export class MemoryReplicaStorage implements ReplicaStorage {
     return this.meta ? structuredClone(this.meta) : null;
   }
 
-  loadCheckpoint(): Checkpoint | null {
-    return this.checkpoint === null ? null : CheckpointSchema.parse(JSON.parse(this.checkpoint));
+  loadCheckpointRows(): string[] {
+    return [...this.checkpoint];
   }
 
   checkpointChunkCount(): number {
-    return this.checkpoint === null ? 0 : Math.ceil(this.checkpoint.length / MEMORY_CHUNK_CHARS);
+    return this.checkpoint.length;
   }
 
   readCheckpointChunk(index: number): string | null {
-    if (this.checkpoint === null || index * MEMORY_CHUNK_CHARS >= this.checkpoint.length) return null;
-    return this.checkpoint.slice(index * MEMORY_CHUNK_CHARS, (index + 1) * MEMORY_CHUNK_CHARS);
+    return this.checkpoint[index] ?? null;
   }
 
   readLog(fromLsn: number, toLsn: number): LogEntry[] {
@@ -79,29 +80,29 @@ export class MemoryReplicaStorage implements ReplicaStorage {
     this.outputs.sort((a, b) => a.outputSeq - b.outputSeq);
   }
 
-  readStagedSeed(snapshotId: string, chunks: number): { body: string } | { missing: number } {
-    let body = "";
-    for (let i = 0; i < chunks; i++) {
-      const chunk = this.staged.get(`${snapshotId}#${i}`);
-      if (chunk === undefined) return { missing: i };
-      body += chunk;
-    }
-    return { body };
+  firstMissingSeedChunk(snapshotId: string, chunks: number): number | null {
+    for (let i = 0; i < chunks; i++) if (!this.staged.has(`${snapshotId}#${i}`)) return i;
+    return null;
+  }
+
+  readStagedSeed(snapshotId: string, chunks: number): string[] {
+    return Array.from({ length: chunks }, (_, i) => this.staged.get(`${snapshotId}#${i}`) ?? "").filter((row) => row !== "");
   }
 
   countOutputs(): number {
     return this.outputs.length;
   }
 
-  installSeed(meta: ReplicaMeta, checkpointBody: string): void {
-    this.persist(meta, { log: [], outputs: [], checkpoint: { lsn: meta.checkpointLsn, body: checkpointBody } });
+  installSeed(meta: ReplicaMeta, snapshotId: string, chunks: number): void {
+    this.persist(meta, { log: [], outputs: [] });
+    this.checkpoint = this.readStagedSeed(snapshotId, chunks);
     this.staged.clear();
   }
 
   wipe(): void {
     this.meta = null;
     this.log.clear();
-    this.checkpoint = null;
+    this.checkpoint = [];
     this.outputs = [];
     this.staged.clear();
   }
@@ -114,7 +115,7 @@ export class MemoryReplicaStorage implements ReplicaStorage {
     this.meta = structuredClone(durableMeta(this.meta, meta, effects));
     for (const entry of effects.log) this.log.set(entry.lsn, { ...entry });
     for (const output of effects.outputs) this.outputs.push(structuredClone(output));
-    if (effects.checkpoint) this.checkpoint = effects.checkpoint.body;
+    if (effects.checkpoint) this.checkpoint = piecesToRows(effects.checkpoint.pieces, MEMORY_CHUNK_CHARS);
     if (effects.trimLogThrough !== undefined) {
       for (const lsn of [...this.log.keys()]) if (lsn <= effects.trimLogThrough) this.log.delete(lsn);
     }

@@ -1,13 +1,17 @@
 /**
- * Checkpoints are stored in chunks of text; SQLite keeps text as UTF-8, where half a
- * surrogate pair cannot be represented. A checkpoint whose chunk boundary falls inside a
- * key such as an emoji must still come back exactly.
+ * Checkpoints are stored as rows of text; SQLite keeps text as UTF-8, where half a
+ * surrogate pair cannot be represented. A checkpoint whose row boundary falls inside a
+ * key such as an emoji must still come back exactly, in the sliced format (issue 12) and
+ * in the single-JSON format stored before it (`v: 1`), which must still load.
  */
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { SqlReplicaStorage } from "../../durable-objects/sql-replica-storage.ts";
+import { checkpointPieces, restoreCheckpoint } from "../../shared/checkpoint/checkpoint-pieces.ts";
+import { compileDataflow } from "../../shared/operators/compile.ts";
 import type { Checkpoint, ReplicaMeta } from "../../shared/wire/persisted.ts";
+import { chunkText } from "../../shared/replica/chunk-text.ts";
 import { spec } from "../helpers/fixtures.ts";
 
 const meta: ReplicaMeta = {
@@ -30,6 +34,9 @@ const meta: ReplicaMeta = {
   configVersion: 0,
 };
 
+const operatorState = { maxTimeMs: 5, lateRecords: 0, open: { "0": { "$😀🎉": { n: 1, sum: [1], min: [1], max: [1] }, "$𝄞x": { n: 2, sum: [3], min: [1], max: [2] } } } };
+const dedup = { p: { high: 3, applied: [1, 2, 3], floor: 0 } };
+
 describe("checkpoint chunks", () => {
   it("shows the hazard: a lone surrogate does not survive SQLite text", async () => {
     const stub = env.PARTITION_REPLICA.getByName("chunks-probe");
@@ -41,24 +48,34 @@ describe("checkpoint chunks", () => {
     expect(back).not.toBe("a\uD83D");
   });
 
-  it("come back exactly when a boundary falls inside a surrogate pair", async () => {
+  it("come back exactly, sliced, when a row boundary falls inside a surrogate pair", async () => {
     const stub = env.PARTITION_REPLICA.getByName("chunks-roundtrip");
-    const checkpoint: Checkpoint = {
-      v: 1,
-      lsn: 0,
-      outputSeq: 0,
-      operator: { maxTimeMs: 5, lateRecords: 0, open: { "0": { "$😀🎉": { n: 1, sum: [1], min: [1], max: [1] }, "$𝄞x": { n: 2, sum: [3], min: [1], max: [2] } } } },
-      dedup: {},
-    };
-    const body = JSON.stringify(checkpoint);
+    const live = compileDataflow(meta.spec).bind(operatorState);
+    // One key per slice: the header and two slice pieces, each cut into rows.
+    const pieces = checkpointPieces(7, 2, dedup, live, 1);
+    expect(pieces).toHaveLength(3);
     const loaded = await runInDurableObject(stub, (_instance, state) => {
-      // Every chunk size from 2 to 12 puts some boundary inside one of the pairs.
+      // Every row size from 3 to 13 puts some boundary inside one of the pairs.
       return Array.from({ length: 11 }, (_, i) => {
-        const storage = new SqlReplicaStorage(state.storage, i + 2);
-        storage.persist(meta, { log: [], outputs: [], checkpoint: { lsn: 0, body } });
-        return storage.loadCheckpoint();
+        const storage = new SqlReplicaStorage(state.storage, i + 3);
+        storage.persist(meta, { log: [], outputs: [], checkpoint: { lsn: 7, pieces } });
+        const restored = restoreCheckpoint(meta.spec, storage.loadCheckpointRows());
+        return restored && { lsn: restored.lsn, outputSeq: restored.outputSeq, dedup: restored.dedup, operator: restored.operator.snapshot() };
       });
     });
-    for (const restored of loaded) expect(restored).toEqual(checkpoint);
+    for (const restored of loaded) expect(restored).toEqual({ lsn: 7, outputSeq: 2, dedup, operator: operatorState });
+  });
+
+  it("load from the single-JSON format stored before slicing (v: 1)", async () => {
+    const stub = env.PARTITION_REPLICA.getByName("chunks-v1");
+    const checkpoint: Checkpoint = { v: 1, lsn: 4, outputSeq: 1, operator: operatorState, dedup };
+    const loaded = await runInDurableObject(stub, (_instance, state) => {
+      const storage = new SqlReplicaStorage(state.storage);
+      // As the adapter before issue 12 wrote it: one JSON text cut every 5 units.
+      chunkText(JSON.stringify(checkpoint), 5).forEach((chunk, i) => state.storage.sql.exec("INSERT INTO checkpoint (chunk, lsn, body) VALUES (?, ?, ?)", i, 4, chunk));
+      const restored = restoreCheckpoint(meta.spec, storage.loadCheckpointRows());
+      return restored && { lsn: restored.lsn, outputSeq: restored.outputSeq, dedup: restored.dedup, operator: restored.operator.snapshot() };
+    });
+    expect(loaded).toEqual({ lsn: 4, outputSeq: 1, dedup, operator: operatorState });
   });
 });

@@ -138,11 +138,11 @@ export class SimReplicas {
       configure: (name, msg) => call(name, "configure", (h) => h.init(msg)),
       beginSeed: (name, epoch) => call(name, "beginSeed", (h) => beginSeed(h, epoch)),
       readSeedChunk: (name, epoch, id, index) => call(name, "readSeedChunk", (h) => readSeedChunk(h, epoch, id, index)),
-      acceptSeedChunk: (name, id, index, body) => call(name, "acceptSeedChunk", (h) => acceptSeedChunk(h, id, index, body)),
+      acceptSeedChunk: (name, id, index, body, spec) => call(name, "acceptSeedChunk", (h) => acceptSeedChunk(h, id, index, body, spec)),
       readOutputPage: (name, epoch, afterSeq, limit) =>
         call(name, "readOutputPage", (h) => hooked(hooks.readOutputPage, h, { epoch, afterSeq, limit }, (m) => h.readOutputPage(m.epoch, m.afterSeq, m.limit))),
       acceptOutputs: (name, outputs) => call(name, "acceptOutputs", (h) => acceptOutputs(h, outputs)),
-      finishSeed: (name, msg) => call(name, "finishSeed", (h) => finishSeed(h, msg)),
+      finishSeed: (name, msg) => call(name, "finishSeed", (h) => hooked(hooks.finishSeed, h, msg, (m) => finishSeed(h, m))),
     };
   }
 

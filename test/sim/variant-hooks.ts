@@ -10,7 +10,7 @@ import type { LiveOperator } from "../../shared/operators/operator.ts";
 import type { ReplicaHost } from "../../shared/replica/replica-host.ts";
 import type { Role } from "../../shared/wire/persisted.ts";
 import type { LogEntry } from "../../shared/wire/persisted.ts";
-import type { BatchOutcome, FlushReply, NumberedOutput, Refusal, Replicate, ReplicateReply, ReplicaStatus, Write, WriteReply } from "../../shared/wire/replica-rpc.ts";
+import type { BatchOutcome, FinishSeed, FinishSeedReply, FlushReply, NumberedOutput, Refusal, Replicate, ReplicateReply, ReplicaStatus, Write, WriteReply } from "../../shared/wire/replica-rpc.ts";
 import type { DataflowRecord, HealthMap } from "../../shared/wire/routing.ts";
 import type { FluxRecord } from "../../shared/wire/window-result.ts";
 import type { MemoryReplicaStorage } from "../helpers/memory-replica-storage.ts";
@@ -31,6 +31,8 @@ export interface VariantHooks {
   forward?: (standby: string, msg: Replicate, run: (msg: Replicate) => Promise<ReplicateReply>) => Promise<ReplicateReply>;
   readLog?: Wrap<ReadLogCall, LogEntry[] | Refusal>;
   readOutputPage?: Wrap<ReadPageCall, OutputPage>;
+  /** Around the fresh replica's install of a seed. */
+  finishSeed?: Wrap<FinishSeed, FinishSeedReply>;
   /** Wraps a replica's storage when it is created. */
   storage?: (storage: MemoryReplicaStorage, dedupWindow: number) => void;
   /** Rewrites the sub-batches a router is about to write (partition → records). */

@@ -29,7 +29,7 @@ describe("durableMeta", () => {
     const next = meta({ lsn: 5, appliedLsn: 5, standbyAckLsn: 5, outputSeq: 1 });
     expect(durableMeta(stored, next, { ...none(), outputs: [{ outputSeq: 1, result }] })).toEqual(next);
     const checkpointed = meta({ lsn: 5, appliedLsn: 5, checkpointLsn: 5 });
-    expect(durableMeta(stored, checkpointed, { ...none(), checkpoint: { lsn: 5, body: "{}" } })).toEqual(checkpointed);
+    expect(durableMeta(stored, checkpointed, { ...none(), checkpoint: { lsn: 5, pieces: ["{}"] } })).toEqual(checkpointed);
     expect(durableMeta(stored, meta({ lsn: 3 }), { ...none(), trimLogThrough: 1 })).toEqual(meta({ lsn: 3 }));
   });
 

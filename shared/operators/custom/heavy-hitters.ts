@@ -14,6 +14,7 @@
 import { z } from "zod";
 import { defineOperator } from "../define-operator.ts";
 import type { Emit, Operator, ResultFilter } from "../operator.ts";
+import { keyedWindowSlicing } from "../keyed-window-slices.ts";
 import { advanceTo, isKeyedWindows, openWindowResults, slotOfKey, type KeyedWindows, type ToResult } from "../keyed-windows.ts";
 import type { FluxRecord, WindowResult } from "../../wire/window-result.ts";
 
@@ -108,14 +109,16 @@ function create(params: Params): Operator<HeavyHittersState> {
     openResults: (state, filter: ResultFilter) => openWindowResults(state, windowMs, filter, alert),
 
     lateRecords: (state) => state.lateRecords,
+
+    slicing: keyedWindowSlicing<SourceTally>(isTally),
   };
 }
 
+const isTally = (t: Record<string, unknown>): boolean =>
+  typeof t.bytes === "number" && typeof t.packets === "number" && typeof t.nDst === "number" && typeof t.dst === "object" && t.dst !== null;
+
 function isState(value: unknown): value is HeavyHittersState {
-  return isKeyedWindows<SourceTally>(
-    value,
-    (t) => typeof t.bytes === "number" && typeof t.packets === "number" && typeof t.nDst === "number" && typeof t.dst === "object" && t.dst !== null,
-  );
+  return isKeyedWindows<SourceTally>(value, isTally);
 }
 
 /** The registry entry: `"operator": { "name": "heavy-hitters", "params": { "minBytes": 1e9 } }`. */
