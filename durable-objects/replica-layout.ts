@@ -1,6 +1,7 @@
 /**
  * The replica's SQLite tables (issue 12): meta in parts (`meta_parts`, see `META_PARTS`),
- * one log row per step (`log_groups`), checkpoint chunks, outputs and staged seed chunks;
+ * one log row per step (`log_groups`, reached by its primary key only: the index on
+ * `last_lsn` of an earlier deploy is dropped), checkpoint chunks, outputs and staged seed chunks;
  * and the migration from the first layout (one `meta` row rewritten per step, one `log`
  * row per entry), run once when an object of an older deploy is loaded.
  */
@@ -11,7 +12,7 @@ import type { ResultFilter } from "../shared/operators/operator.ts";
 export const SCHEMA = `
   CREATE TABLE IF NOT EXISTS meta_parts (part TEXT PRIMARY KEY, body TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS log_groups (first_lsn INTEGER PRIMARY KEY, last_lsn INTEGER NOT NULL, body TEXT NOT NULL);
-  CREATE INDEX IF NOT EXISTS log_groups_by_last ON log_groups (last_lsn);
+  DROP INDEX IF EXISTS log_groups_by_last;
   CREATE TABLE IF NOT EXISTS checkpoint (chunk INTEGER PRIMARY KEY, lsn INTEGER NOT NULL, body TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS outputs (output_seq INTEGER PRIMARY KEY, key TEXT NOT NULL, window_start INTEGER NOT NULL, body TEXT NOT NULL);
   CREATE INDEX IF NOT EXISTS outputs_by_key ON outputs (key, window_start);

@@ -1,17 +1,10 @@
 /**
  * The only code that touches a partition replica's SQLite tables (`replica-layout.ts`).
  * Every step's writes go through `persist` in one synchronous transaction, so meta, log,
- * outputs and checkpoint never disagree after a crash. A step writes only the meta parts
- * it changed and one log row for all the entries it logged (issue 12).
+ * outputs and checkpoint never disagree after a crash. Meta parts and log rows are
+ * `ReplicaMetaLog`'s (one log row per step, progress only when it must be stored).
  */
-import {
-  LogGroupSchema,
-  META_PARTS,
-  ReplicaMetaSchema,
-  type LogEntry,
-  type MetaPart,
-  type ReplicaMeta,
-} from "../shared/wire/persisted.ts";
+import type { LogEntry, ReplicaMeta } from "../shared/wire/persisted.ts";
 import { WindowResultSchema, type WindowResult } from "../shared/wire/window-result.ts";
 import type { ReplicaEffects } from "../shared/replica/replica-state.ts";
 import type { ReplicaStorage } from "../shared/replica/replica-storage.ts";
@@ -19,9 +12,8 @@ import type { NumberedOutput } from "../shared/wire/replica-rpc.ts";
 import type { ResultFilter } from "../shared/operators/operator.ts";
 import { piecesToRows } from "../shared/checkpoint/checkpoint-rows.ts";
 import { CountedSql } from "../platform/counted-sql.ts";
-import { consecutiveRuns, migrateFirstLayout, outputsQuery, partBody, SCHEMA, TABLES } from "./replica-layout.ts";
-
-const PARTS = Object.keys(META_PARTS) as MetaPart[];
+import { migrateFirstLayout, outputsQuery, SCHEMA, TABLES } from "./replica-layout.ts";
+import { ReplicaMetaLog } from "./replica-meta-log.ts";
 
 /** SQLite stores at most 2 MB per value: 500k UTF-16 units are at most 1.5 MB of UTF-8. */
 const CHECKPOINT_CHUNK_CHARS = 500_000;
@@ -31,32 +23,25 @@ export class SqlReplicaStorage implements ReplicaStorage {
   readonly #storage: DurableObjectStorage;
   readonly #sql: CountedSql;
   readonly #chunkChars: number;
-  /** Meta parts as last written (empty: unknown, write them all). */
-  readonly #written = new Map<MetaPart, string>();
+  readonly #metaLog: ReplicaMetaLog;
 
   /** @param chunkChars largest checkpoint chunk, UTF-16 code units (smaller in tests). */
   constructor(storage: DurableObjectStorage, chunkChars = CHECKPOINT_CHUNK_CHARS) {
     this.#storage = storage;
     this.#chunkChars = chunkChars;
     this.#sql = new CountedSql(storage.sql);
+    this.#metaLog = new ReplicaMetaLog(this.#sql);
     storage.sql.exec(SCHEMA);
     migrateFirstLayout(this.#sql, (run) => storage.transactionSync(run), (meta, log) => {
-      this.#writeMeta(meta);
-      for (const entry of log) this.#writeLog([entry]);
+      this.#metaLog.writeMeta(meta, { log: [], outputs: [] });
+      for (const entry of log) this.#metaLog.writeLog([entry]);
     });
-    this.#written.clear();
+    this.#metaLog.forget();
   }
 
-  /** The stored meta, or null for a replica never initialised. */
+  /** The stored meta (LSNs possibly behind the log: see `durableMeta`), or null for a replica never initialised. */
   loadMeta(): ReplicaMeta | null {
-    const rows = this.#sql.all<{ part: string; body: string }>("SELECT part, body FROM meta_parts");
-    if (rows.length === 0) return null;
-    const merged: Record<string, unknown> = {};
-    for (const row of rows) Object.assign(merged, JSON.parse(row.body));
-    const meta = ReplicaMetaSchema.parse(merged);
-    this.#written.clear();
-    for (const row of rows) if (PARTS.includes(row.part as MetaPart)) this.#written.set(row.part as MetaPart, row.body);
-    return meta;
+    return this.#metaLog.loadMeta();
   }
 
   loadCheckpointRows(): string[] {
@@ -73,16 +58,7 @@ export class SqlReplicaStorage implements ReplicaStorage {
 
   /** Log entries with `fromLsn ≤ lsn ≤ toLsn`, ascending. */
   readLog(fromLsn: number, toLsn: number): LogEntry[] {
-    const rows = this.#sql.all<{ first_lsn: number; body: string }>(
-      "SELECT first_lsn, body FROM log_groups WHERE last_lsn >= ? AND first_lsn <= ? ORDER BY first_lsn",
-      fromLsn,
-      toLsn,
-    );
-    return rows.flatMap((row) =>
-      LogGroupSchema.parse(JSON.parse(row.body))
-        .entries.map(([producer, seq, records], i) => ({ lsn: row.first_lsn + i, producer, seq, records }))
-        .filter((e) => e.lsn >= fromLsn && e.lsn <= toLsn),
-    );
+    return this.#metaLog.readLog(fromLsn, toLsn);
   }
 
   /** Closed window results matching the filter, in (window start, key) order. */
@@ -135,7 +111,7 @@ export class SqlReplicaStorage implements ReplicaStorage {
     this.#storage.transactionSync(() => {
       for (const table of TABLES) this.#sql.run(`DELETE FROM ${table}`);
     });
-    this.#written.clear();
+    this.#metaLog.forget();
   }
 
   #insertOutput({ outputSeq, result }: NumberedOutput, verb: "INSERT" | "INSERT OR REPLACE"): void {
@@ -148,43 +124,25 @@ export class SqlReplicaStorage implements ReplicaStorage {
     );
   }
 
-  /** Writes the changed meta parts and a step's effects atomically. */
+  /** Writes the meta parts that must change and a step's effects atomically. */
   persist(meta: ReplicaMeta, effects: ReplicaEffects): void {
     const sql = this.#sql;
     try {
       this.#storage.transactionSync(() => {
-        this.#writeMeta(meta);
-        this.#writeLog(effects.log);
+        this.#metaLog.writeMeta(meta, effects);
+        this.#metaLog.writeLog(effects.log);
         for (const output of effects.outputs) this.#insertOutput(output, "INSERT");
         if (effects.checkpoint) {
           const { lsn, pieces } = effects.checkpoint;
           sql.run("DELETE FROM checkpoint");
           piecesToRows(pieces, this.#chunkChars).forEach((row, i) => sql.run("INSERT INTO checkpoint (chunk, lsn, body) VALUES (?, ?, ?)", i, lsn, row));
         }
-        // In bulk: whole rows only, so a row holding an entry still needed stays.
-        if (effects.trimLogThrough !== undefined) sql.run("DELETE FROM log_groups WHERE last_lsn <= ?", effects.trimLogThrough);
+        if (effects.trimLogThrough !== undefined) this.#metaLog.trimLog(effects.trimLogThrough);
       });
     } catch (err) {
       // Rolled back: what is stored is no longer known, so the next write rewrites every part.
-      this.#written.clear();
+      this.#metaLog.forget();
       throw err;
-    }
-  }
-
-  #writeMeta(meta: ReplicaMeta): void {
-    for (const part of PARTS) {
-      const body = partBody(meta, part);
-      if (this.#written.get(part) === body) continue;
-      this.#sql.run("INSERT OR REPLACE INTO meta_parts (part, body) VALUES (?, ?)", part, body);
-      this.#written.set(part, body);
-    }
-  }
-
-  #writeLog(entries: readonly LogEntry[]): void {
-    for (const run of consecutiveRuns(entries)) {
-      const first = run[0]?.lsn ?? 0;
-      const body = JSON.stringify({ v: 1, entries: run.map((e) => [e.producer, e.seq, e.records]) });
-      this.#sql.run("INSERT OR REPLACE INTO log_groups (first_lsn, last_lsn, body) VALUES (?, ?, ?)", first, first + run.length - 1, body);
     }
   }
 }

@@ -1,7 +1,6 @@
 /**
- * Runs the replica state machine over a storage port: load on first use, then for
- * every call step → persist atomically → reply (STYLE.md §2). The Durable Object is a
- * thin shell around this; the simulator runs the same code over memory.
+ * Runs the replica state machine over a storage port: load on first use, then for every call
+ * step → persist atomically → reply (STYLE.md §2). The Durable Object is a thin shell around it.
  */
 import type { ResultFilter } from "../operators/operator.ts";
 import type { LogEntry } from "../wire/persisted.ts";
@@ -23,6 +22,8 @@ export class ReplicaHost {
   readonly #tuning: ReplicaTuning;
   #state: ReplicaState | null = null;
   readonly #forwarder: Forwarder;
+  /** Settles once what a load found pending was forwarded again (most of it was stable: open results must not go back). */
+  #reconfirmed: Promise<void> = Promise.resolve();
   /** A fresh replica's seed, restored slice by slice as chunks arrive (memory only: a restart drops it). */
   seeding: SeedProgress | null = null;
 
@@ -51,11 +52,10 @@ export class ReplicaHost {
     const state = this.load();
     if (state) return this.#step(() => configure(state, msg, this.#tuning));
     if (msg.create !== true || msg.role === "retired") return NOT_INITIALISED;
-    const { name, dataflowId, partition, spec, role, epoch, hasStandby, version } = msg;
-    const standby = hasStandby ? (msg.standby ?? null) : null;
-    const identity = { name, dataflowId, partition, spec, role, epoch, hasStandby, standby, holdLogAfterLsn: null, configVersion: version };
-    const meta = { v: 1 as const, ...identity, lsn: 0, appliedLsn: 0, standbyAckLsn: 0, checkpointLsn: 0, checkpointOutputSeq: 0, outputSeq: 0 };
-    const fresh = emptyReplicaState(meta);
+    const { name, dataflowId, partition, spec, role, epoch, hasStandby, version: configVersion } = msg;
+    const config = { role, epoch, hasStandby, standby: hasStandby ? (msg.standby ?? null) : null, holdLogAfterLsn: null, configVersion };
+    const progress = { lsn: 0, appliedLsn: 0, standbyAckLsn: 0, checkpointLsn: 0, checkpointOutputSeq: 0, outputSeq: 0 };
+    const fresh = emptyReplicaState({ v: 1, name, dataflowId, partition, spec, ...config, ...progress });
     this.#persist(fresh, { log: [], outputs: [] });
     this.#state = fresh;
     return { status: "ok" };
@@ -103,8 +103,10 @@ export class ReplicaHost {
     return checkEpoch(state, epoch, "primary") ?? this.storage.readLog(fromLsn, toLsn);
   }
 
-  /** Closed results from storage plus open windows, all from the stable prefix. */
-  readResults(epoch: number, filter: ResultFilter): { status: "ok"; results: WindowResult[] } | Refusal {
+  /** Closed results plus open windows from the stable prefix; after a load, once what it found pending was forwarded again. */
+  async readResults(epoch: number, filter: ResultFilter): Promise<{ status: "ok"; results: WindowResult[] } | Refusal> {
+    this.load();
+    await this.#reconfirmed;
     const state = this.load();
     if (!state) return NOT_INITIALISED;
     const refusal = checkEpoch(state, epoch, "primary");
@@ -186,8 +188,10 @@ export class ReplicaHost {
     const meta = this.storage.loadMeta();
     if (!meta) return null;
     const checkpoint = restoreCheckpoint(meta.spec, this.storage.loadCheckpointRows());
-    const log = this.storage.readLog((checkpoint?.lsn ?? 0) + 1, meta.lsn);
-    this.#state = restoreReplicaState(meta, checkpoint, log, this.#tuning);
-    return this.#state;
+    // To the log's end: the stored LSN may be behind it (progress-durability.ts). Pending entries are forwarded at once.
+    const log = this.storage.readLog((checkpoint?.lsn ?? 0) + 1, Number.MAX_SAFE_INTEGER);
+    const state = (this.#state = restoreReplicaState(meta, checkpoint, log, this.#tuning));
+    if (state.pending.length > 0) this.#reconfirmed = this.#forwarder.waitStable(state.meta.lsn).then(() => undefined, () => undefined);
+    return state;
   }
 }

@@ -93,8 +93,13 @@ export function applyEntry(state: ReplicaState, entry: LogEntry, out: Emit<Windo
 
 /**
  * Rebuilds memory from durable records: the checkpoint (if any) plus the log entries
- * above it, which must be contiguous. Replayed outputs are discarded, since they were
- * persisted when first emitted; the replayed count must land on `meta.outputSeq`.
+ * above it, which must be contiguous. Storage may hold a stale `lsn` and `appliedLsn`
+ * (`progress-durability.ts`): the LSN is the log's last, and the entries above the stored
+ * `appliedLsn` were applied before without emitting outputs. They are applied again now,
+ * except on a primary with a standby (pending, until the standby confirms them again: a
+ * forward) and on a retired replica (nobody may confirm them). Replayed outputs are
+ * discarded, since they were persisted when first emitted; their count must land on
+ * `meta.outputSeq`.
  */
 export function restoreReplicaState(
   meta: ReplicaMeta,
@@ -105,25 +110,30 @@ export function restoreReplicaState(
   const state = emptyReplicaState(meta, checkpoint ?? undefined);
   let outputSeq = checkpoint?.outputSeq ?? 0;
   let appliedLsn = checkpoint?.lsn ?? 0;
+  let lastLsn = appliedLsn;
+  const waits = meta.role === "retired" || (meta.role === "primary" && meta.hasStandby);
+  const applyThrough = waits ? meta.appliedLsn : Number.POSITIVE_INFINITY;
   for (const entry of log) {
-    if (entry.lsn <= appliedLsn) continue;
-    if (entry.lsn > meta.lsn) break;
-    if (entry.lsn <= meta.appliedLsn) {
-      if (entry.lsn !== appliedLsn + 1) throw new Error(`${meta.name}: log gap at LSN ${appliedLsn + 1}`);
-      applyEntry(state, entry, () => void outputSeq++);
-      recordSeq(state.dedup, entry.producer, entry.seq, tuning.dedupWindow);
-      appliedLsn = entry.lsn;
-      state.sinceCheckpoint += 1;
-      state.charsSinceCheckpoint += logWeight(entry);
-    } else {
+    if (entry.lsn <= lastLsn) continue;
+    if (entry.lsn !== lastLsn + 1) throw new Error(`${meta.name}: log gap at LSN ${lastLsn + 1}`);
+    lastLsn = entry.lsn;
+    if (entry.lsn > applyThrough) {
       state.pending.push(entry);
+      continue;
     }
+    applyEntry(state, entry, () => void outputSeq++);
+    recordSeq(state.dedup, entry.producer, entry.seq, tuning.dedupWindow);
+    appliedLsn = entry.lsn;
+    state.sinceCheckpoint += 1;
+    state.charsSinceCheckpoint += logWeight(entry);
   }
-  if (appliedLsn !== meta.appliedLsn || outputSeq !== meta.outputSeq) {
+  if (lastLsn < meta.lsn || appliedLsn < meta.appliedLsn || outputSeq !== meta.outputSeq) {
     throw new Error(
-      `${meta.name}: restored to LSN ${appliedLsn} with ${outputSeq} outputs, expected ${meta.appliedLsn} and ${meta.outputSeq}`,
+      `${meta.name}: restored to LSN ${appliedLsn} of ${lastLsn} with ${outputSeq} outputs, expected at least ${meta.appliedLsn} of ${meta.lsn} and ${meta.outputSeq}`,
     );
   }
+  meta.lsn = lastLsn;
+  meta.appliedLsn = appliedLsn;
   return state;
 }
 

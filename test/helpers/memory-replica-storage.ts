@@ -1,9 +1,11 @@
 /**
  * In-memory `ReplicaStorage` for Node tests and the simulator. It keeps what a real
- * store keeps durably; `ReplicaHost` keeps the rest, so dropping the host and building
- * a new one over the same storage is a crash-and-restart.
+ * store keeps durably, by the same rule (`durableMeta`: LSNs may stay behind);
+ * `ReplicaHost` keeps the rest, so dropping the host and building a new one over the same
+ * storage is a crash-and-restart.
  */
 import type { ResultFilter } from "../../shared/operators/operator.ts";
+import { durableMeta } from "../../shared/replica/progress-durability.ts";
 import type { ReplicaEffects } from "../../shared/replica/replica-state.ts";
 import type { ReplicaStorage } from "../../shared/replica/replica-storage.ts";
 import { piecesToRows } from "../../shared/checkpoint/checkpoint-rows.ts";
@@ -41,12 +43,10 @@ export class MemoryReplicaStorage implements ReplicaStorage {
   }
 
   readLog(fromLsn: number, toLsn: number): LogEntry[] {
-    const entries: LogEntry[] = [];
-    for (let lsn = fromLsn; lsn <= toLsn; lsn++) {
-      const entry = this.log.get(lsn);
-      if (entry) entries.push({ ...entry });
-    }
-    return entries;
+    return [...this.log.values()]
+      .filter((e) => e.lsn >= fromLsn && e.lsn <= toLsn)
+      .sort((a, b) => a.lsn - b.lsn)
+      .map((e) => ({ ...e }));
   }
 
   readOutputs(filter: ResultFilter, windowSizeMs: number): WindowResult[] {
@@ -112,7 +112,7 @@ export class MemoryReplicaStorage implements ReplicaStorage {
       this.failNextPersist = false;
       throw new Error("injected storage failure");
     }
-    this.meta = structuredClone(meta);
+    this.meta = structuredClone(durableMeta(this.meta, meta, effects));
     for (const entry of effects.log) this.log.set(entry.lsn, { ...entry });
     for (const output of effects.outputs) this.outputs.push(structuredClone(output));
     if (effects.checkpoint) this.checkpoint = piecesToRows(effects.checkpoint.pieces, MEMORY_CHUNK_CHARS);

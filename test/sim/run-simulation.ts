@@ -42,7 +42,7 @@ export async function runSimulation(seed: number, options: SimOptions = {}): Pro
   const lastTick = monitorTick(w, false);
   await w.clock.run(w.clock.now + 1_000);
   await lastTick;
-  finalChecks(w);
+  await finalChecks(w);
   return { seed, violations: w.violations.list, trace: w.trace, stats: { batches: w.allBatches.size, simMs: w.clock.now, coverage: w.coverage } };
 }
 
@@ -70,7 +70,7 @@ async function settle(w: SimWorld): Promise<void> {
 }
 
 /** Exactly once per partition, replicas equal, at most one writer per epoch, the golden run. */
-function finalChecks(w: SimWorld): void {
+async function finalChecks(w: SimWorld): Promise<void> {
   const total = w.allBatches.size;
   if (w.acked.size !== total && w.violations.length === 0) w.violations.add("settles", `only ${w.acked.size} of ${total} batches acknowledged`);
   // Batches never acknowledged may have been applied, but at most once.
@@ -82,7 +82,7 @@ function finalChecks(w: SimWorld): void {
     const expected = { min: recordsIn(w.acked.values()), max: recordsIn(w.acked.values()) + recordsIn(unacked) };
     const primary = w.replicas.peek(route.primary) ? w.replicas.host(route.primary) : null;
     const standby = route.standby && w.replicas.peek(route.standby) ? w.replicas.host(route.standby) : null;
-    const results = primary ? primary.readResults(route.epoch, {}) : null;
+    const results = primary ? await primary.readResults(route.epoch, {}) : null;
     const counted = results?.status === "ok" ? results.results.reduce((n, r) => n + Number(r.values.n ?? r.values.packets ?? 0), 0) : -1;
     const outputs = (name: string | null) => (name ? JSON.stringify(w.replicas.replica(name).storage.outputs) : "");
     const open = (name: string | null) => JSON.stringify((name ? w.replicas.peek(name)?.operator.openResults({}) : null) ?? null);

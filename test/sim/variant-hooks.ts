@@ -135,6 +135,23 @@ export function trimEarly(storage: MemoryReplicaStorage): void {
   storage.persist = (meta, effects) => persist(meta, { ...effects, trimLogThrough: meta.appliedLsn });
 }
 
+/** log-to-stored-lsn: a load reads the log only up to the stored LSN, which may be behind the log's last row. */
+export function logToStoredLsn(storage: MemoryReplicaStorage): void {
+  const readLog = storage.readLog.bind(storage);
+  storage.readLog = (fromLsn, toLsn) => readLog(fromLsn, toLsn === Number.MAX_SAFE_INTEGER ? (storage.meta?.lsn ?? 0) : toLsn);
+}
+
+/** outputs-without-progress: the stored output count moves only with checkpoints and configurations, like a lagging LSN. */
+export function outputsWithoutProgress(storage: MemoryReplicaStorage): void {
+  const persist = storage.persist.bind(storage);
+  storage.persist = (meta, effects) => {
+    const before = storage.meta;
+    persist(meta, effects);
+    const plain = effects.checkpoint === undefined && effects.trimLogThrough === undefined;
+    if (before && storage.meta && plain && before.role === meta.role && before.epoch === meta.epoch) storage.meta = { ...storage.meta, outputSeq: before.outputSeq };
+  };
+}
+
 /** cursor-repeat: an output page starts at the reader's cursor instead of after it. */
 export const pageFromCursor: Wrap<ReadPageCall, OutputPage> = (_host, msg, run) => run({ ...msg, afterSeq: Math.max(0, msg.afterSeq - 1) });
 

@@ -6,7 +6,7 @@
  * per run the most seeds the simulator may need: about 5× the seeds it took when measured.
  */
 import type { Workload } from "./sim-world.ts";
-import { ackWholeGroup, acksEarly, answerPendingAtOnce, applyUnstable, doubleOnStandby, dropTicks, pageFromCursor, pageSkipsFirst, pageWithOpenWindow, pastGaps, shiftWindow, trimEarly, unfenced, withoutDedup, type VariantHooks } from "./variant-hooks.ts";
+import { ackWholeGroup, acksEarly, answerPendingAtOnce, applyUnstable, doubleOnStandby, dropTicks, pageFromCursor, pageSkipsFirst, pageWithOpenWindow, logToStoredLsn, outputsWithoutProgress, pastGaps, shiftWindow, trimEarly, unfenced, withoutDedup, type VariantHooks } from "./variant-hooks.ts";
 import { adoptPartialSeed } from "./variant-hooks-seed.ts";
 import { hideUnavailable, keepEpochOnTakeover, resumeFromLowest } from "./variant-hooks-monitor.ts";
 import type { Invariant } from "./violations.ts";
@@ -82,6 +82,18 @@ export const VARIANTS = {
     breaks: ["replicas-agree", "exception"],
     runs: [{ bound: 5 }],
     hooks: () => ({ storage: trimEarly }),
+  },
+  "log-to-stored-lsn": {
+    what: "a restarted replica takes the stored LSN as its last, ignoring log rows written after the progress row",
+    breaks: ["replicated-ack"],
+    runs: [{ bound: 70 }],
+    hooks: () => ({ storage: logToStoredLsn }),
+  },
+  "outputs-without-progress": {
+    what: "a step that emits outputs leaves the stored output count as it was (until the next checkpoint)",
+    breaks: ["exception"],
+    runs: [{ bound: 5 }],
+    hooks: () => ({ storage: outputsWithoutProgress }),
   },
   "cursor-repeat": {
     what: "an output page starts at the reader's cursor instead of after it",

@@ -125,6 +125,8 @@ async function postAll(r: ReturnType<typeof rng>, cluster: MemoryCluster, s: Dat
 async function checkAgainstReference(where: string, cluster: MemoryCluster, s: DataflowSpec, current: DataflowRecord, history: StableHistory, batches: readonly Batch[]): Promise<void> {
   const expectedAll: WindowResult[] = [];
   for (const route of current.routes) {
+    // A primary restarted last may hold entries that were stable before as pending again until it forwards them (the monitor's flush).
+    if (route.standby) await cluster.host(route.primary).flush(route.epoch);
     const status = cluster.host(route.primary).status();
     expect(status?.appliedLsn, `${where}: primary stable prefix`).toBe(status?.lsn);
     const { entries, missing } = history.log(route.partition, status?.appliedLsn ?? 0);
