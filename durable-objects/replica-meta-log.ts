@@ -23,6 +23,8 @@ export class ReplicaMetaLog {
   /** The meta as stored, and each part's stored row (null / empty: unknown, write every part). */
   #stored: ReplicaMeta | null = null;
   readonly #written = new Map<MetaPart, string>();
+  /** Each part's field values when its row was last written: unchanged values (===) skip serializing it. */
+  readonly #values = new Map<MetaPart, readonly unknown[]>();
   /** The log row this object wrote last, which later entries may extend (null: start a new row). */
   #open: { firstLsn: number; lastLsn: number; chars: number } | null = null;
 
@@ -47,6 +49,10 @@ export class ReplicaMetaLog {
   writeMeta(meta: ReplicaMeta, effects: ReplicaEffects): void {
     const durable = durableMeta(this.#stored, meta, effects);
     for (const part of PARTS) {
+      const values = META_PARTS[part].map((field) => durable[field]);
+      const last = this.#values.get(part);
+      if (last?.every((value, i) => value === values[i])) continue;
+      this.#values.set(part, values);
       const body = partBody(durable, part);
       const old = this.#written.get(part);
       if (old === body) continue;
@@ -108,5 +114,6 @@ export class ReplicaMetaLog {
     this.#stored = null;
     this.#open = null;
     this.#written.clear();
+    this.#values.clear();
   }
 }
