@@ -49,9 +49,14 @@ function servingReplicas(record: DataflowRecord): string[] {
   return record.routes.flatMap((r) => [r.primary, ...(r.standby ? [r.standby] : []), ...(r.recovery ? [r.recovery.replica] : [])]);
 }
 
-/** The serving replicas' LSNs as last probed, as one comparable string. */
+/**
+ * The serving replicas' logged LSNs as last probed, as one comparable string. Only `lsn`,
+ * which moves when something is written: a replica reloaded after hibernating replays its
+ * stable entries again (its stored applied LSN may lag, `progress-durability.ts`), and that
+ * movement of `appliedLsn` is no traffic.
+ */
 function lsnFingerprint(record: DataflowRecord, health: HealthMap): string {
-  return JSON.stringify(servingReplicas(record).map((name) => [name, health[name]?.last?.lsn ?? null, health[name]?.last?.appliedLsn ?? null]));
+  return JSON.stringify(servingReplicas(record).map((name) => [name, health[name]?.last?.lsn ?? null]));
 }
 
 /**

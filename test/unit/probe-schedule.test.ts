@@ -52,6 +52,20 @@ describe("the probe schedule", () => {
     expect(probes).toEqual([10_000, 20_000, 40_000, 80_000, 140_000, 200_000, 260_000]);
   });
 
+  it("stays idle when a replica reloaded after hibernating answers with its stable LSN behind and then caught up", () => {
+    let clock = observeTick(freshClock(null), record, healthOf(record, 5, 0), 0, tuning);
+    clock = observeTick(clock, record, healthOf(record, 5, 10_000), 10_000, tuning);
+    expect(clock.idle).toBe(true);
+    // Reloaded: the stored applied LSN lagged (progress-durability.ts), so it replays to 5 again.
+    const reloaded = healthOf(record, 5, 20_000);
+    const first = Object.values(reloaded)[0];
+    if (first?.last) first.last = { ...first.last, appliedLsn: 2, standbyAckLsn: 2 };
+    clock = observeTick(clock, record, reloaded, 20_000, tuning);
+    expect(clock.idle).toBe(true);
+    clock = observeTick(clock, record, healthOf(record, 5, 40_000), 40_000, tuning);
+    expect(clock.idle).toBe(true);
+  });
+
   it("comes back to the heartbeat as soon as a probe sees LSN progress", () => {
     const idle = { probedAtMs: 60_000, fingerprint: null, progressAtMs: 0, idle: true };
     const quiet = observeTick({ ...idle, fingerprint: observeTick(idle, record, healthOf(record, 5, 0), 0, tuning).fingerprint }, record, healthOf(record, 5, 120_000), 120_000, tuning);
