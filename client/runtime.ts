@@ -58,12 +58,13 @@ export function openSocketThroughFetch(fetchUpgrade: (url: string, init: { heade
   };
 }
 
-function toWs(url: string): string {
+/** The WebSocket URL of an http(s) URL. */
+export function toWs(url: string): string {
   return url.replace(/^http/, "ws");
 }
 
 /** Resolves once the socket is open; a socket that fails first rejects with a retryable disconnect. */
-function opened(socket: WebSocketish & { addEventListener(type: "open" | "error", fn: () => void): void }): Promise<SocketLike> {
+export function opened(socket: WebSocketish & { addEventListener(type: "open" | "error", fn: () => void): void }): Promise<SocketLike> {
   return new Promise((resolve, reject) => {
     let settled = false;
     socket.addEventListener("open", () => {
@@ -78,7 +79,7 @@ function opened(socket: WebSocketish & { addEventListener(type: "open" | "error"
 }
 
 /** Wraps a web WebSocket as the SDK's {@link SocketLike}. */
-export function adaptSocket(socket: WebSocketish): SocketLike {
+function adaptSocket(socket: WebSocketish): SocketLike {
   return {
     onMessage: (handler) => socket.addEventListener("message", (event) => handler(typeof event.data === "string" ? event.data : String(event.data))),
     onClose: (handler) => socket.addEventListener("close", (event) => handler(event.code, event.reason)),
