@@ -183,33 +183,36 @@ function alarmHost(records: DataflowRecord[]) {
     now: () => nowMs,
     log: FAIL_ON_MONITOR_ERROR,
   };
-  return { host, cluster, counts, setNow: (ms: number) => void (nowMs = ms), stored };
+  const setNow = (ms: number) => void (nowMs = ms);
+  /** Runs every alarm from `fromMs` while it is due by `untilMs`: the alarms run, and when the next is due. */
+  const alarmsThrough = async (schedule: MonitorSchedule, monitorTuning: Parameters<typeof runDueTicks>[3], fromMs: number, untilMs: number) => {
+    const alarms: number[] = [];
+    let next = fromMs;
+    while (next <= untilMs) {
+      setNow(next);
+      alarms.push(next);
+      next = (await runDueTicks(host, schedule, next, monitorTuning)) ?? Number.POSITIVE_INFINITY;
+    }
+    return { alarms, next };
+  };
+  return { host, cluster, counts, setNow, alarmsThrough, stored };
 }
 
 describe("the coordinator's alarm step", () => {
   it("stops probing an idle dataflow every heartbeat and writes nothing while it stays idle", async () => {
     const record = makeRecord("df", spec({ partitions: 4 }));
-    const { host, counts, setNow } = alarmHost([record]);
+    const { counts, alarmsThrough } = alarmHost([record]);
     const schedule = new MonitorSchedule(tuning, () => null);
     const monitorTuning = { ...tuning, failAfterMisses: 2, locationHints: [] };
-    let alarmAt = 0;
     // 10 s of heartbeats without traffic: probed every time, then idle.
-    while (alarmAt <= 10_000) {
-      setNow(alarmAt);
-      alarmAt = (await runDueTicks(host, schedule, alarmAt, monitorTuning)) ?? Number.POSITIVE_INFINITY;
-    }
+    const active = await alarmsThrough(schedule, monitorTuning, 0, 10_000);
     // Quiet since the first probe (at 0): next probe after as long again.
-    expect(alarmAt).toBe(20_000);
+    expect(active.next).toBe(20_000);
     const probesWhileActive = counts.probes;
     expect(probesWhileActive).toBe(21 * 8);
     // The next idle hour: probes thinning out to one a minute, 8 calls each, no row written.
     const writesBefore = counts.writes;
-    const alarms: number[] = [];
-    while (alarmAt <= 10_000 + 3_600_000) {
-      setNow(alarmAt);
-      alarms.push(alarmAt);
-      alarmAt = (await runDueTicks(host, schedule, alarmAt, monitorTuning)) ?? Number.POSITIVE_INFINITY;
-    }
+    const { alarms } = await alarmsThrough(schedule, monitorTuning, active.next, 10_000 + 3_600_000);
     expect(alarms.slice(0, 4)).toEqual([20_000, 40_000, 80_000, 140_000]);
     // 20, 40 and 80 s, then every 60 s from 140 s up to 3,610 s: 3 + 58.
     expect(alarms.length).toBe(61);
@@ -219,14 +222,10 @@ describe("the coordinator's alarm step", () => {
 
   it("probes at once when a replica fails while idle, and fails it over within a miss spacing", async () => {
     const record = makeRecord("df", spec({ partitions: 1 }));
-    const { host, cluster, setNow } = alarmHost([record]);
+    const { host, cluster, setNow, alarmsThrough } = alarmHost([record]);
     const idleSchedule = new MonitorSchedule(tuning, () => null);
     const monitorTuning = { ...tuning, failAfterMisses: 2, locationHints: [] };
-    let alarmAt = 0;
-    while (alarmAt <= 10_000) {
-      setNow(alarmAt);
-      alarmAt = (await runDueTicks(host, idleSchedule, alarmAt, monitorTuning)) ?? 0;
-    }
+    await alarmsThrough(idleSchedule, monitorTuning, 0, 10_000);
     const primary = record.routes[0]?.primary ?? "";
     cluster.inject(primary, "crash");
     const reportAt = 20_000;
