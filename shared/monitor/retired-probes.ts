@@ -16,11 +16,11 @@ export function retiredReplicas(record: DataflowRecord): Set<string> {
 }
 
 /**
- * The retired replicas to probe now: those that have not missed, and those whose last miss
- * is at least `baseMs × 2^(misses - 1)` ago (at most `baseMs × 2^8`).
+ * Of the `retired` replicas, those to probe now: those that have not missed, and those
+ * whose last miss is at least `baseMs × 2^(misses - 1)` ago (at most `baseMs × 2^8`).
  */
-export function retiredDue(record: DataflowRecord, health: HealthMap, nowMs: number, baseMs: number): string[] {
-  return [...retiredReplicas(record)].filter((name) => {
+export function retiredDue(retired: ReadonlySet<string>, health: HealthMap, nowMs: number, baseMs: number): string[] {
+  return [...retired].filter((name) => {
     const entry = health[name];
     if (!entry || entry.misses === 0 || entry.lastMissAtMs === null) return true;
     const waitMs = baseMs * 2 ** Math.min(entry.misses - 1, MAX_BACKOFF_DOUBLINGS);

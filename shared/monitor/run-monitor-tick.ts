@@ -62,7 +62,7 @@ async function tickDataflow(tick: Tick, record: DataflowRecord, health: HealthMa
   const errors = tickErrors(tick.log, record, nowMs);
   // Retired replicas' probes run alongside but are awaited last (`retired-probes.ts`).
   const retired = retiredReplicas(record);
-  const retiredProbes = probeAll(port, retiredDue(record, health, nowMs, tick.tuning.missSpacingMs));
+  const retiredProbes = probeAll(port, retiredDue(retired, health, nowMs, tick.tuning.missSpacingMs));
   const probes = await probeAll(port, replicasToProbe(record).filter((name) => !retired.has(name)));
   planMonitorTick(record, health, probes, nowMs, tick.tuning);
   await store.save(record, health);

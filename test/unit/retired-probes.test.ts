@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { MonitorPort } from "../../shared/monitor/monitor-port.ts";
-import { noteRetiredProbes, retiredDue } from "../../shared/monitor/retired-probes.ts";
+import { noteRetiredProbes, retiredDue, retiredReplicas } from "../../shared/monitor/retired-probes.ts";
 import type { HealthMap } from "../../shared/wire/routing.ts";
 import { ClusterHarness } from "../helpers/cluster-harness.ts";
 import { record, spec } from "../helpers/fixtures.ts";
@@ -19,17 +19,17 @@ describe("retired probes", () => {
     if (!route) throw new Error("no route");
     route.retired.push("old");
     const health: HealthMap = {};
-    expect(retiredDue(r, health, 0, 250)).toEqual(["old"]);
+    expect(retiredDue(retiredReplicas(r), health, 0, 250)).toEqual(["old"]);
     const dueAt: number[] = [];
     for (let now = 0; now <= 20_000; now += 50) {
-      if (retiredDue(r, health, now, 250).length === 0) continue;
+      if (retiredDue(retiredReplicas(r), health, now, 250).length === 0) continue;
       dueAt.push(now);
       noteRetiredProbes(health, new Map([["old", miss]]), now);
     }
     // 250 ms after the first miss, then 500, 1000, 2000, 4000, 8000 ms apart.
     expect(dueAt).toEqual([0, 250, 750, 1750, 3750, 7750, 15750]);
     noteRetiredProbes(health, new Map([["old", { ok: true, status: null }]]), 20_000);
-    expect(retiredDue(r, health, 20_000, 250)).toEqual(["old"]);
+    expect(retiredDue(retiredReplicas(r), health, 20_000, 250)).toEqual(["old"]);
   });
 
   it("fails over while a replaced replica's probe is still unanswered", async () => {
