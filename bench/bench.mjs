@@ -85,6 +85,39 @@ if (profileOnly) {
   log("wrote bench/results/profile.local.json");
   process.exit(0);
 }
+if (process.argv.includes("--cells")) {
+  // `--cells [--partitions N] [--ms N] [--before <ref>]`: only the 100-event throughput cells (and the
+  // low-load cell at P=4), the product next to the plain baseline and the `--before` build, with counters.
+  const argAfter = (flag) => (process.argv.includes(flag) ? process.argv[process.argv.indexOf(flag) + 1] : undefined);
+  const only = argAfter("--partitions") === undefined ? null : Number(argAfter("--partitions"));
+  const ms = Number(argAfter("--ms") ?? 5_000);
+  const cellsBefore = beforeRef ? buildRefBundle(beforeRef) : null;
+  const dirs = [tempDir("flux-bench-cells-"), tempDir("flux-bench-cells-plain-"), tempDir("flux-bench-cells-before-")];
+  const instances = {
+    flux: await startFlux(scriptPath, dirs[0]),
+    plain: await startPlain(buildBundle("bench/plain/wrangler.toml", "plain"), dirs[1]),
+    before: cellsBefore ? await startFlux(cellsBefore.path, dirs[2]) : null,
+  };
+  const self = {};
+  for (const [name, instance] of Object.entries(instances)) self[name] = instance ? await counterSelfCost(() => readCounters(instance.url)) : 0;
+  const cells = [...matrixPlan(false, ms, cellsBefore !== null).filter((c) => c.batchSize === 100), ...lowLoadPlan(ms, cellsBefore !== null)];
+  const out = { startedAt: new Date().toISOString(), loadAverageBefore: loadavg(), before: cellsBefore && { ref: beforeRef, commit: cellsBefore.commit }, cells: [] };
+  try {
+    for (const cell of cells.filter((c) => only === null || c.partitions === only)) {
+      const r = await matrixCell(instances, self, cell);
+      out.cells.push(r);
+      const cost = r.cost ? `, ${r.cost.per1k.calls.toFixed(1)} calls + ${r.cost.per1k.rowsWritten.toFixed(1)} rows written /1k events, $${r.cost.usdPerMillion.total.toFixed(4)}/M` : "";
+      log(`${r.label} P=${r.partitions}${r.concurrency === 1 ? ", one producer" : ""}: ${Math.round(r.eventsPerSecond)} events/s, p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, ${r.cpuMicrosPerEvent.toFixed(1)} µs CPU/event${cost}; load ${load()}`);
+    }
+  } finally {
+    for (const instance of Object.values(instances)) await instance?.stop();
+    dirs.forEach(removeDir);
+  }
+  mkdirSync("bench/results", { recursive: true });
+  writeFileSync("bench/results/cells.local.json", `${JSON.stringify(out, null, 2)}\n`);
+  log("wrote bench/results/cells.local.json");
+  process.exit(0);
+}
 const plainPath = buildBundle("bench/plain/wrangler.toml", "plain");
 const tracedPath = buildBundle("bench/trace/wrangler.toml", "trace");
 const beforeBuild = beforeRef ? buildRefBundle(beforeRef) : null;

@@ -29,7 +29,9 @@ const FluxConfigSchema = z
     /** Per producer and partition: how far below its highest seq a resend is still recognised. */
     FLUX_DEDUP_WINDOW: intFromVar(1024, 16, 1_000_000),
     /** A replica checkpoints its operator state after this many applied batches. */
-    FLUX_CHECKPOINT_EVERY: intFromVar(64, 1, 1_000_000),
+    FLUX_CHECKPOINT_EVERY: intFromVar(512, 1, 1_000_000),
+    /** Under load, how long a router's batches that waited behind a call in flight to a primary wait on once it ended, for more to join them, ms (never at low load). */
+    FLUX_COALESCE_LINGER_MS: intFromVar(2, 0, 100),
     /** How long a router trusts its cached routing table, ms. */
     FLUX_ROUTING_CACHE_MS: intFromVar(1000, 0, 3_600_000),
     /** Longest key, characters. */
@@ -64,6 +66,7 @@ const FluxConfigSchema = z
     maxBatchEvents: vars.FLUX_MAX_BATCH_EVENTS,
     dedupWindow: vars.FLUX_DEDUP_WINDOW,
     checkpointEvery: vars.FLUX_CHECKPOINT_EVERY,
+    coalesceLingerMs: vars.FLUX_COALESCE_LINGER_MS,
     routingCacheMs: vars.FLUX_ROUTING_CACHE_MS,
     maxKeyLength: vars.FLUX_MAX_KEY_LENGTH,
     heartbeatMs: vars.FLUX_HEARTBEAT_MS,

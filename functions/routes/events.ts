@@ -3,7 +3,7 @@
  * on any error), then runs the replication protocol for every partition it touches and
  * answers 200 only when each holds it on all its replicas.
  */
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { zValidator } from "@hono/zod-validator";
 import { z } from "zod";
 import { DeadlineTimer } from "../../platform/deadline-timer.ts";
@@ -36,50 +36,62 @@ export const eventsRoutes = new Hono<AppEnv>()
   async (c) => {
     const { stream } = c.req.valid("param");
     const { "flux-producer-id": producer, "flux-seq": seq } = c.req.valid("header");
-    const config = c.var.config;
-    const contentType = c.req.header("content-type");
-    const ndjson = isNdjson(contentType);
-    if (!ndjson && mediaTypeOf(contentType) !== "application/json") {
-      throw new FluxError("UNSUPPORTED_MEDIA_TYPE", "send application/json (an array of events) or application/x-ndjson");
+    // This request's batches are on their way: a write to an idle primary may wait briefly for them to join it.
+    const arrived = c.var.coalescer.arriving();
+    try {
+      return c.json(await ingest(c, stream, { producer, seq }, arrived));
+    } finally {
+      arrived();
     }
-    requireUtf8Charset(contentType);
-    const events = parseEventsBody(decodeUtf8(await c.req.arrayBuffer()), ndjson);
-    if (events.length === 0) throw new FluxError("INVALID_REQUEST", "the batch has no events");
-    if (events.length > config.maxBatchEvents) {
-      throw new FluxError("PAYLOAD_TOO_LARGE", `batch has ${events.length} events; the limit is ${config.maxBatchEvents}`, {
-        limit: config.maxBatchEvents,
-      });
-    }
-    const { dataflows, schema } = await routeStream(c.env, c.var.routingCache, stream, false);
-    if (dataflows.length === 0) throw new FluxError("UNKNOWN_STREAM", `no dataflow reads stream '${stream}'`);
-    if (schema) checkStreamEvents(stream, schema, events);
-    const receivedAtMs = Date.now();
-    const routed = dataflows.map((record) => ({
-      record,
-      subBatches: routeEvents(record.spec, events, receivedAtMs, config.maxKeyLength),
-    }));
-    const keep = (p: Promise<unknown>) => waitUntil(c, p);
-    // One timer for this request's call deadlines and slow-call watches.
-    const timer = new DeadlineTimer();
-    const port = replicaPort(c.env, config, timer, (replica) => c.var.suspects.verdict(replica, () => reportSuspect(c.env, keep, replica)));
-    // Concurrent sub-batches for the same primary share a call, made with the port of one of their requests.
-    // Each waiting sub-batch polls on a timer of its own: polling on the request's shared timer woke a
-    // request's waiters together and merged fewer sub-batches per call (P=16, R=2, three alternating
-    // 3 s rounds on a loaded machine: 1.6-2.0 against 2.5-3.3).
-    const send = c.var.coalescer.sendVia(port, (ms, fire) => void setTimeout(fire, ms));
-    const results = await writeBatch(send, routed, { producer, seq }, () =>
-      routeStream(c.env, c.var.routingCache, stream, true).then((routing) => routing.dataflows),
-    ).catch((err: unknown) => {
-      if (err instanceof FluxError && err.code === "UNAVAILABLE") {
-        // Fresh routing for the client's retry, and a probe now rather than at the next heartbeat.
-        c.var.routingCache.expire(stream);
-        reportFailure(c.env, keep, replicaOf(err));
-      }
-      throw err;
-    });
-    return c.json(ingestAnswer({ stream, producer, seq, events: events.length }, routed, results));
   },
 );
+
+/** Parses, routes and writes one posted batch; `arrived` withdraws its announcement once its sub-batches are handed over. */
+async function ingest(c: Context<AppEnv>, stream: string, { producer, seq }: { producer: string; seq: number }, arrived: () => void) {
+  const config = c.var.config;
+  const contentType = c.req.header("content-type");
+  const ndjson = isNdjson(contentType);
+  if (!ndjson && mediaTypeOf(contentType) !== "application/json") {
+    throw new FluxError("UNSUPPORTED_MEDIA_TYPE", "send application/json (an array of events) or application/x-ndjson");
+  }
+  requireUtf8Charset(contentType);
+  const events = parseEventsBody(decodeUtf8(await c.req.arrayBuffer()), ndjson);
+  if (events.length === 0) throw new FluxError("INVALID_REQUEST", "the batch has no events");
+  if (events.length > config.maxBatchEvents) {
+    throw new FluxError("PAYLOAD_TOO_LARGE", `batch has ${events.length} events; the limit is ${config.maxBatchEvents}`, {
+      limit: config.maxBatchEvents,
+    });
+  }
+  const { dataflows, schema } = await routeStream(c.env, c.var.routingCache, stream, false);
+  if (dataflows.length === 0) throw new FluxError("UNKNOWN_STREAM", `no dataflow reads stream '${stream}'`);
+  if (schema) checkStreamEvents(stream, schema, events);
+  const receivedAtMs = Date.now();
+  const routed = dataflows.map((record) => ({
+    record,
+    subBatches: routeEvents(record.spec, events, receivedAtMs, config.maxKeyLength),
+  }));
+  const keep = (p: Promise<unknown>) => waitUntil(c, p);
+  // One timer for this request's call deadlines and slow-call watches.
+  const timer = new DeadlineTimer();
+  const port = replicaPort(c.env, config, timer, (replica) => c.var.suspects.verdict(replica, () => reportSuspect(c.env, keep, replica)));
+  // Concurrent sub-batches for the same primary share a call, made with the port of one of their requests.
+  // Each waiting sub-batch polls on a timer of its own: polling on the request's shared timer woke a
+  // request's waiters together and merged fewer sub-batches per call (P=16, R=2, three alternating
+  // 3 s rounds on a loaded machine: 1.6-2.0 against 2.5-3.3).
+  const send = c.var.coalescer.sendVia(port, (ms, fire) => void setTimeout(fire, ms));
+  arrived(); // its sub-batches reach the coalescer synchronously from here
+  const results = await writeBatch(send, routed, { producer, seq }, () =>
+    routeStream(c.env, c.var.routingCache, stream, true).then((routing) => routing.dataflows),
+  ).catch((err: unknown) => {
+    if (err instanceof FluxError && err.code === "UNAVAILABLE") {
+      // Fresh routing for the client's retry, and a probe now rather than at the next heartbeat.
+      c.var.routingCache.expire(stream);
+      reportFailure(c.env, keep, replicaOf(err));
+    }
+    throw err;
+  });
+  return ingestAnswer({ stream, producer, seq, events: events.length }, routed, results);
+}
 
 /** The replica an UNAVAILABLE error names, if any. */
 function replicaOf(err: FluxError): string | undefined {

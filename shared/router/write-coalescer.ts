@@ -33,6 +33,13 @@ export interface CoalescerOptions {
    * I/O): the next caller sends without waiting for it, so the lane cannot stay blocked.
    */
   staleMs: number;
+  /**
+   * At most this many polls a caller that found its lane idle waits before it sends while
+   * other requests are still arriving at this isolate ({@link WriteCoalescer.arriving}), so
+   * that their batches join its call (0: never). With no other request arriving (low load)
+   * a batch goes at once.
+   */
+  lingerPolls: number;
 }
 
 type Outcome = { reply: WriteReply } | { error: unknown };
@@ -53,9 +60,24 @@ interface Lane {
 export class WriteCoalescer {
   readonly #options: CoalescerOptions;
   readonly #lanes = new Map<string, Lane>();
+  /** Requests announced by {@link arriving} whose batches are not handed to the coalescer yet. */
+  #arriving = 0;
 
   constructor(options: CoalescerOptions) {
     this.#options = options;
+  }
+
+  /**
+   * Announces a request whose batches will come soon (call at its start); the returned
+   * function withdraws it (call once it sends, or fails). Idempotent.
+   */
+  arriving(): () => void {
+    this.#arriving += 1;
+    let done = false;
+    return () => {
+      if (!done) this.#arriving -= 1;
+      done = true;
+    };
   }
 
   /** How a caller sends its batches: alone or with others for the same primary, through `port` when it makes the call, polling on `after`. */
@@ -72,13 +94,14 @@ export class WriteCoalescer {
     lane.chars += batch.records.length;
     // How long this caller has been first in line behind a call in flight.
     let blockedMs = 0;
-    for (let waitedMs = 0; ; waitedMs += this.#options.pollMs) {
+    for (let waitedMs = 0, polls = 0; ; waitedMs += this.#options.pollMs, polls += 1) {
       const first = !me.outcome && lane.waiting[0] === me;
       if (first && lane.inFlight > 0 && blockedMs > this.#options.staleMs) {
         lane.inFlight = 0;
         lane.generation += 1;
       }
-      if (first && (lane.inFlight === 0 || this.#isFull(lane))) await this.#lead(port, key, lane, primary, epoch);
+      const linger = this.#arriving > 0 && polls < this.#options.lingerPolls;
+      if (first && ((lane.inFlight === 0 && !linger) || this.#isFull(lane))) await this.#lead(port, key, lane, primary, epoch);
       if (me.outcome) return unwrap(me.outcome);
       if (waitedMs >= this.#options.giveUpMs) {
         lane.waiting = lane.waiting.filter((w) => w !== me);

@@ -19,12 +19,14 @@ class HeldPrimary implements ReplicaPort {
 }
 
 const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
-const options = (overrides: Partial<CoalescerOptions> = {}): CoalescerOptions => ({ maxBatches: 64, maxChars: 1_000_000, pollMs: 1, giveUpMs: 10_000, staleMs: 5_000, ...overrides });
+const options = (overrides: Partial<CoalescerOptions> = {}): CoalescerOptions => ({ maxBatches: 64, maxChars: 1_000_000, pollMs: 1, giveUpMs: 10_000, staleMs: 5_000, lingerPolls: 0, ...overrides });
 /** A caller's timer that fires only when the test says so; records what was armed. */
 class HeldTimers {
   readonly armed: { ms: number; fire(): void }[] = [];
   readonly after: After = (ms, fire) => void this.armed.push({ ms, fire });
 }
+/** Fires every timer armed so far (each caller's next poll). */
+const fireAll = (timers: HeldTimers) => timers.armed.splice(0).forEach((t) => t.fire());
 /** A caller's timer on which every poll waits one macrotask. */
 const soon: After = (_ms, fire) => void setTimeout(fire, 0);
 const batch = (seq: number, records = "[]") => ({ producer: "p", seq, records });
@@ -154,5 +156,56 @@ describe("WriteCoalescer", () => {
     expect(sizes(primary)).toEqual([[1], [3]]);
     primary.calls[1]?.release();
     await third;
+  });
+
+  it("lets a batch for an idle primary wait for requests still arriving, at most lingerPolls polls", async () => {
+    const primary = new HeldPrimary();
+    const timers = new HeldTimers();
+    const coalescer = new WriteCoalescer(options({ lingerPolls: 2 }));
+    const send = coalescer.sendVia(primary, timers.after);
+    // Nothing else arriving: the batch goes at once (low load never waits).
+    const alone = send("p0", 1, batch(1));
+    await tick();
+    expect(sizes(primary)).toEqual([[1]]);
+    primary.calls[0]?.release();
+    await alone;
+    // Two requests are being read: a batch for the idle primary waits for them.
+    const arrivedA = coalescer.arriving();
+    const arrivedB = coalescer.arriving();
+    const first = send("p0", 1, batch(2));
+    await tick();
+    expect(sizes(primary)).toEqual([[1]]);
+    arrivedA();
+    arrivedA(); // withdrawing twice counts once
+    const second = send("p0", 1, batch(3));
+    fireAll(timers); // every caller's first poll: B is still arriving
+    await tick();
+    expect(sizes(primary)).toEqual([[1]]);
+    arrivedB();
+    fireAll(timers);
+    await tick();
+    expect(sizes(primary)).toEqual([[1], [2, 3]]);
+    primary.calls[1]?.release();
+    await tick();
+    fireAll(timers); // the second caller finds its outcome at its next poll
+    await Promise.all([first, second]);
+  });
+
+  it("stops lingering after lingerPolls polls even while a request is still arriving", async () => {
+    const primary = new HeldPrimary();
+    const timers = new HeldTimers();
+    const coalescer = new WriteCoalescer(options({ lingerPolls: 2 }));
+    const stuck = coalescer.arriving();
+    const reply = coalescer.sendVia(primary, timers.after)("p0", 1, batch(1));
+    await tick();
+    fireAll(timers);
+    await tick();
+    expect(sizes(primary)).toEqual([]);
+    fireAll(timers);
+    await tick();
+    expect(sizes(primary)).toEqual([[1]]);
+    primary.calls[0]?.release();
+    await reply;
+    stuck();
   });
 });
