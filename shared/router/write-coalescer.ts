@@ -94,13 +94,15 @@ export class WriteCoalescer {
     lane.chars += batch.records.length;
     // How long this caller has been first in line behind a call in flight.
     let blockedMs = 0;
-    for (let waitedMs = 0, polls = 0; ; waitedMs += this.#options.pollMs, polls += 1) {
+    // Polls this caller has made since the lane was last busy (it lingers only on an idle lane).
+    let idlePolls = 0;
+    for (let waitedMs = 0; ; waitedMs += this.#options.pollMs) {
       const first = !me.outcome && lane.waiting[0] === me;
       if (first && lane.inFlight > 0 && blockedMs > this.#options.staleMs) {
         lane.inFlight = 0;
         lane.generation += 1;
       }
-      const linger = this.#arriving > 0 && polls < this.#options.lingerPolls;
+      const linger = this.#arriving > 0 && idlePolls < this.#options.lingerPolls;
       if (first && ((lane.inFlight === 0 && !linger) || this.#isFull(lane))) await this.#lead(port, key, lane, primary, epoch);
       if (me.outcome) return unwrap(me.outcome);
       if (waitedMs >= this.#options.giveUpMs) {
@@ -109,6 +111,7 @@ export class WriteCoalescer {
       }
       await new Promise<void>((resolve) => after(this.#options.pollMs, resolve));
       blockedMs = lane.waiting[0] === me && lane.inFlight > 0 ? blockedMs + this.#options.pollMs : 0;
+      idlePolls = lane.inFlight > 0 ? 0 : idlePolls + 1;
     }
   }
 
