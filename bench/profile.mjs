@@ -92,6 +92,21 @@ function roleOf(stack) {
   return leaf && leaf.module !== "(runtime)" ? `${leaf.functionName || "(native)"}` : "runtime JS";
 }
 
+/**
+ * What kind of work a sample's own frame did (issue 12, deliverable 3): SQLite, the cost of
+ * object calls (stubs, argument serialization, deadlines), JSON and validation, the operator,
+ * the router's HTTP work, the runtime outside JS, or other product code.
+ */
+const KINDS = [
+  ["SQLite (exec, transactions, cursors)", (f) => ["exec", "transactionSync", "toArray"].includes(f.functionName) || /^(platform\/counted-sql|durable-objects\/(sql-replica-storage|replica-meta-log|replica-layout))\.ts$/.test(f.module)],
+  ["object calls (stubs, argument serialization, deadlines)", (f) => ["getByName", "setTimeout", "clearTimeout"].includes(f.functionName) || /^platform\/(object-calls|deadline-timer|replica-ports)\.ts$/.test(f.module)],
+  ["JSON and validation (parse, stringify, zod)", (f) => ["parse", "stringify"].includes(f.functionName) || /^(node_modules\/zod\/|shared\/wire\/|shared\/checkpoint\/)/.test(f.module) || /^parse|Records$/.test(f.functionName)],
+  ["operator (aggregation, windows)", (f) => f.module.startsWith("shared/operators/")],
+  ["router and HTTP (Hono, routing, answers)", (f) => f.functionName === "Response" || ROUTER.test(f.module)],
+  ["runtime outside JS ((program), GC)", (f) => ["(program)", "(garbage collector)"].includes(f.functionName)],
+];
+const kindOf = (frame) => KINDS.find(([, test]) => test(frame))?.[0] ?? "other";
+
 /** Self time by function and by role, per event, from one `Profiler.stop` result. */
 function summarizeProfile(profile, moduleOf, bundleUrlPart, events, sourceLine) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -104,6 +119,7 @@ function summarizeProfile(profile, moduleOf, bundleUrlPart, events, sourceLine) 
   };
   const functions = new Map();
   const roles = new Map();
+  const kinds = new Map();
   let busyUs = 0;
   let idleUs = 0;
   profile.samples.forEach((id, i) => {
@@ -119,6 +135,8 @@ function summarizeProfile(profile, moduleOf, bundleUrlPart, events, sourceLine) 
     for (let n = node; n; n = byId.get(parent.get(n.id))) if (n.callFrame.functionName !== "(root)") stack.unshift(frameOf(n));
     const role = roleOf(stack);
     roles.set(role, (roles.get(role) ?? 0) + us);
+    const kind = kindOf(frame);
+    kinds.set(kind, (kinds.get(kind) ?? 0) + us);
     const key = `${frame.functionName || "(anonymous)"} ${frame.module}${frame.module.includes("/") ? `:${frame.line}` : ""}`;
     const where = frame.module.includes("/") ? `${frame.module}:${frame.line}` : frame.module || "(native)";
     const entry = functions.get(key) ?? { function: frame.functionName || "(anonymous)", where, source: frame.url.includes(bundleUrlPart) ? sourceLine(frame.line) : "", us: 0, roles: new Map() };
@@ -132,7 +150,8 @@ function summarizeProfile(profile, moduleOf, bundleUrlPart, events, sourceLine) 
     .slice(0, TOP)
     .map((f) => ({ function: f.function, where: f.where, source: f.source, selfMs: f.us / 1000, microsPerEvent: perEvent(f.us), share: f.us / busyUs, mostlyFor: [...f.roles].sort((a, b) => b[1] - a[1])[0][0] }));
   const roleRows = [...roles].sort((a, b) => b[1] - a[1]).map(([role, us]) => ({ role, selfMs: us / 1000, microsPerEvent: perEvent(us), share: us / busyUs }));
-  return { busyMs: busyUs / 1000, idleMs: idleUs / 1000, busyMicrosPerEvent: perEvent(busyUs), top, roles: roleRows };
+  const kindRows = [...kinds].sort((a, b) => b[1] - a[1]).map(([kind, us]) => ({ kind, microsPerEvent: perEvent(us), share: us / busyUs }));
+  return { busyMs: busyUs / 1000, idleMs: idleUs / 1000, busyMicrosPerEvent: perEvent(busyUs), top, roles: roleRows, kinds: kindRows };
 }
 
 /**
@@ -175,7 +194,8 @@ export async function profileScenario(scriptPath, durationMs, log, { partitions 
     const workerdCpuMicrosPerEvent = (cpuSeconds * 1e6) / events;
     log(`  ${events} events in ${(elapsedMs / 1000).toFixed(1)} s; workerd ${workerdCpuMicrosPerEvent.toFixed(1)} µs CPU/event; sampled busy ${summary.busyMicrosPerEvent.toFixed(1)} µs/event`);
     for (const r of summary.roles.slice(0, 6)) log(`    ${r.role}: ${(r.share * 100).toFixed(1)}% (${r.microsPerEvent.toFixed(1)} µs/event sampled)`);
-    return { partitions, durationMs: elapsedMs, events, eventsPerSecond: events / (elapsedMs / 1000), workerdCpuMicrosPerEvent, samplingIntervalMicros: SAMPLING_MICROS, ...summary };
+    for (const k of summary.kinds) log(`    kind: ${k.kind}: ${(k.share * 100).toFixed(1)}%`);
+    return { takenAt: new Date().toISOString(), partitions, durationMs: elapsedMs, events, eventsPerSecond: events / (elapsedMs / 1000), workerdCpuMicrosPerEvent, samplingIntervalMicros: SAMPLING_MICROS, ...summary };
   } finally {
     await flux.stop();
     removeDir(persist);

@@ -129,7 +129,7 @@ function profileSection(p) {
   return `A V8 CPU profile of the product's isolate (Worker and every object: locally they share one
 isolate and one thread) over ${fmt(p.durationMs / 1000, 1)} s of steady P=${p.partitions ?? 4}, R=2 load (8 producers, 100-event batches),
 sampled every ${p.samplingIntervalMicros} µs through the inspector (Miniflare's \`inspectorPort\`, Chrome DevTools
-Protocol). ${fmt(p.events)} events (${fmt(p.eventsPerSecond)} events/s); workerd used ${fmt(p.workerdCpuMicrosPerEvent, 1)} µs CPU per event.
+Protocol)${p.takenAt ? `, taken ${p.takenAt.slice(0, 16).replace("T", " ")} UTC` : ""}. ${fmt(p.events)} events (${fmt(p.eventsPerSecond)} events/s); workerd used ${fmt(p.workerdCpuMicrosPerEvent, 1)} µs CPU per event.
 V8 samples wall-clock time on the isolate's thread: its "busy" samples (${fmt(p.busyMicrosPerEvent, 1)} µs per event)
 also count time the thread waited inside native calls or for a core on this shared machine,
 so read the shares; the µs columns are sampled time, not CPU. \`(program)\` is native work
@@ -145,7 +145,13 @@ By role (the stack's outermost entry frame: the router's handlers, or the object
 | role | share of busy samples | sampled µs/event |
 | --- | --- | --- |
 ${roles.join("\n")}
+${p.kinds ? `
+By kind of work (each sample's own frame: SQLite; object calls, whose argument serialization counts as the calling frame's own; JSON and zod; the operator; the router's HTTP work; the runtime outside JS):
 
+| kind | share of busy samples | sampled µs/event |
+| --- | --- | --- |
+${p.kinds.map((k) => `| ${k.kind} | ${pct(k.share)} | ${fmt(k.microsPerEvent, 1)} |`).join("\n")}
+` : ""}
 Top ${p.top.length} functions by self time:
 
 | # | function | where (bundle line) | source | share | sampled µs/event | mostly for |
