@@ -30,7 +30,7 @@ const FluxConfigSchema = z
     FLUX_DEDUP_WINDOW: intFromVar(1024, 16, 1_000_000),
     /** A replica checkpoints its operator state after this many applied batches. */
     FLUX_CHECKPOINT_EVERY: intFromVar(512, 1, 1_000_000),
-    /** Under load, how long a router's batches that waited behind a call in flight to a primary wait on once it ended, for more to join them, ms (never at low load). */
+    /** How long a router's write to an idle primary may wait for sub-batches of other ingest requests in progress in its isolate, ms (a lone request never waits). */
     FLUX_COALESCE_LINGER_MS: intFromVar(2, 0, 100),
     /** How long a router trusts its cached routing table, ms. */
     FLUX_ROUTING_CACHE_MS: intFromVar(1000, 0, 3_600_000),

@@ -19,6 +19,12 @@ import type { ReplicaPort, SendBatch } from "./write-partition.ts";
 /** Runs `fire` after `ms` on the caller's own timer. */
 export type After = (ms: number, fire: () => void) => void;
 
+/** A request the coalescer counts as in progress (see {@link WriteCoalescer.enter}). */
+export interface InProgress {
+  readonly left: boolean;
+  leave(): void;
+}
+
 /** Bounds and timing of the coalescer. */
 export interface CoalescerOptions {
   maxBatches: number;
@@ -34,10 +40,10 @@ export interface CoalescerOptions {
    */
   staleMs: number;
   /**
-   * At most this many polls a caller that found its lane idle waits before it sends while
-   * other requests are still arriving at this isolate ({@link WriteCoalescer.arriving}), so
-   * that their batches join its call (0: never). With no other request arriving (low load)
-   * a batch goes at once.
+   * At most this many polls a caller waits on an idle lane before it sends while other
+   * requests are in progress in this isolate ({@link WriteCoalescer.enter}), so that their
+   * batches (and those of requests their answers bring back) join its call (0: never).
+   * A request alone in the isolate (low load) never waits.
    */
   lingerPolls: number;
 }
@@ -60,32 +66,37 @@ interface Lane {
 export class WriteCoalescer {
   readonly #options: CoalescerOptions;
   readonly #lanes = new Map<string, Lane>();
-  /** Requests announced by {@link arriving} whose batches are not handed to the coalescer yet. */
-  #arriving = 0;
+  /** Requests in progress: entered by {@link enter} and not left yet. */
+  #inProgress = 0;
 
   constructor(options: CoalescerOptions) {
     this.#options = options;
   }
 
-  /**
-   * Announces a request whose batches will come soon (call at its start); the returned
-   * function withdraws it (call once it sends, or fails). Idempotent.
-   */
-  arriving(): () => void {
-    this.#arriving += 1;
-    let done = false;
-    return () => {
-      if (!done) this.#arriving -= 1;
-      done = true;
+  /** Counts a request as in progress until it leaves (idempotent); its own sends do not wait for it. */
+  enter(): InProgress {
+    this.#inProgress += 1;
+    const request = {
+      left: false,
+      leave: () => {
+        if (!request.left) this.#inProgress -= 1;
+        request.left = true;
+      },
     };
+    return request;
   }
 
   /** How a caller sends its batches: alone or with others for the same primary, through `port` when it makes the call, polling on `after`. */
-  sendVia(port: ReplicaPort, after: After): SendBatch {
-    return (primary, epoch, batch) => this.#send(port, after, primary, epoch, batch);
+  sendVia(port: ReplicaPort, after: After, request?: InProgress): SendBatch {
+    return (primary, epoch, batch) => this.#send(port, after, primary, epoch, batch, request);
   }
 
-  async #send(port: ReplicaPort, after: After, primary: string, epoch: number, batch: WriteBatch): Promise<WriteReply> {
+  /** Requests in progress other than the caller's own. */
+  #others(request: InProgress | undefined): number {
+    return this.#inProgress - (request && !request.left ? 1 : 0);
+  }
+
+  async #send(port: ReplicaPort, after: After, primary: string, epoch: number, batch: WriteBatch, request?: InProgress): Promise<WriteReply> {
     const key = `${epoch}:${primary}`;
     let lane = this.#lanes.get(key);
     if (!lane) this.#lanes.set(key, (lane = { inFlight: 0, waiting: [], chars: 0, generation: 0 }));
@@ -102,7 +113,7 @@ export class WriteCoalescer {
         lane.inFlight = 0;
         lane.generation += 1;
       }
-      const linger = this.#arriving > 0 && idlePolls < this.#options.lingerPolls;
+      const linger = this.#others(request) > 0 && idlePolls < this.#options.lingerPolls;
       if (first && ((lane.inFlight === 0 && !linger) || this.#isFull(lane))) await this.#lead(port, key, lane, primary, epoch);
       if (me.outcome) return unwrap(me.outcome);
       if (waitedMs >= this.#options.giveUpMs) {

@@ -70,11 +70,10 @@ async function send(w: SimWorld, batch: Batch): Promise<void> {
     }
   }
   const dies = w.rng.chance(0.08);
-  // The request is read for 0-1 ms before its sub-batches reach the coalescer: others may linger for them.
-  const arrived = router.coalescer.arriving();
+  // In progress from here (read for 0-1 ms first): other requests' writes may linger for its sub-batches.
+  const request = router.coalescer.enter();
   await w.clock.sleep(w.rng.int(2));
-  arrived();
-  const coalesced = router.coalescer.sendVia(w.replicas.port(ROUTER_DEADLINE_MS), (ms, fire) => void w.clock.sleep(ms).then(fire));
+  const coalesced = router.coalescer.sendVia(w.replicas.port(ROUTER_DEADLINE_MS), (ms, fire) => void w.clock.sleep(ms).then(fire), request);
   const send: SendBatch = async (primary, epoch, b) => {
     const reply = await coalesced(primary, epoch, b);
     if (dies) throw new InjectedFailure("router died after the primary answered");
@@ -88,6 +87,8 @@ async function send(w: SimWorld, batch: Batch): Promise<void> {
   } catch (err) {
     router.fetchedAt = -Infinity;
     throw err;
+  } finally {
+    request.leave();
   }
 }
 

@@ -158,30 +158,31 @@ describe("WriteCoalescer", () => {
     await third;
   });
 
-  it("lets a batch for an idle primary wait for requests still arriving, at most lingerPolls polls", async () => {
+  it("lets a batch for an idle primary wait while other requests are in progress, never for its own", async () => {
     const primary = new HeldPrimary();
     const timers = new HeldTimers();
     const coalescer = new WriteCoalescer(options({ lingerPolls: 2 }));
-    const send = coalescer.sendVia(primary, timers.after);
-    // Nothing else arriving: the batch goes at once (low load never waits).
-    const alone = send("p0", 1, batch(1));
+    // A request alone in the isolate: its batch goes at once (low load never waits).
+    const own = coalescer.enter();
+    const alone = coalescer.sendVia(primary, timers.after, own)("p0", 1, batch(1));
     await tick();
     expect(sizes(primary)).toEqual([[1]]);
     primary.calls[0]?.release();
     await alone;
-    // Two requests are being read: a batch for the idle primary waits for them.
-    const arrivedA = coalescer.arriving();
-    const arrivedB = coalescer.arriving();
-    const first = send("p0", 1, batch(2));
+    own.leave();
+    // Two other requests are in progress: a batch for the idle primary waits for them.
+    const a = coalescer.enter();
+    const b = coalescer.enter();
+    const first = coalescer.sendVia(primary, timers.after)("p0", 1, batch(2));
     await tick();
     expect(sizes(primary)).toEqual([[1]]);
-    arrivedA();
-    arrivedA(); // withdrawing twice counts once
-    const second = send("p0", 1, batch(3));
-    fireAll(timers); // every caller's first poll: B is still arriving
+    a.leave();
+    a.leave(); // leaving twice counts once
+    const second = coalescer.sendVia(primary, timers.after, b)("p0", 1, batch(3));
+    fireAll(timers); // every caller's first poll: b is still in progress
     await tick();
     expect(sizes(primary)).toEqual([[1]]);
-    arrivedB();
+    b.leave();
     fireAll(timers);
     await tick();
     expect(sizes(primary)).toEqual([[1], [2, 3]]);
@@ -191,11 +192,11 @@ describe("WriteCoalescer", () => {
     await Promise.all([first, second]);
   });
 
-  it("stops lingering after lingerPolls polls even while a request is still arriving", async () => {
+  it("stops lingering after lingerPolls polls even while another request is in progress", async () => {
     const primary = new HeldPrimary();
     const timers = new HeldTimers();
     const coalescer = new WriteCoalescer(options({ lingerPolls: 2 }));
-    const stuck = coalescer.arriving();
+    const other = coalescer.enter();
     const reply = coalescer.sendVia(primary, timers.after)("p0", 1, batch(1));
     await tick();
     fireAll(timers);
@@ -206,6 +207,6 @@ describe("WriteCoalescer", () => {
     expect(sizes(primary)).toEqual([[1]]);
     primary.calls[0]?.release();
     await reply;
-    stuck();
+    other.leave();
   });
 });
