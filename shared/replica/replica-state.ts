@@ -47,6 +47,8 @@ export interface ReplicaTuning {
   checkpointEvery: number;
   /** (window, key) entries per checkpoint slice (default `KEYS_PER_SLICE`; the simulator uses a few). */
   checkpointSliceKeys?: number;
+  /** Log characters since the last checkpoint that make one due before `checkpointEvery` batches (default 4M; tests use less). */
+  checkpointLogChars?: number;
 }
 
 /** A checkpoint rebuilt in memory: the operator bound to its restored state, and what it was taken at. */

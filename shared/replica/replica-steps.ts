@@ -10,6 +10,9 @@ import type { LogEntry, Role } from "../wire/persisted.ts";
 import { checkpointPieces, KEYS_PER_SLICE } from "../checkpoint/checkpoint-pieces.ts";
 import { applyEntry, logWeight, type ReplicaEffects, type ReplicaState, type ReplicaTuning } from "./replica-state.ts";
 
+/** Log characters since the last checkpoint that stand in for `checkpointEvery` batches (large batches need not wait for that many). */
+const CHECKPOINT_LOG_CHARS = 4_000_000;
+
 /** A step's outcome: the reply to send and the writes to make first. */
 export interface StepResult<Reply> {
   reply: Reply;
@@ -142,9 +145,13 @@ function applyStable(state: ReplicaState, entries: readonly LogEntry[], tuning: 
   }
   // A checkpoint writes the whole state, so it also waits until the log since the last one
   // is a quarter of that size: checkpoint cost stays proportional to the data ingested,
-  // and a restart replays at most that much log (issue 5: large states). While a fresh
-  // standby is seeded from the stored checkpoint, that checkpoint must stay as it is.
-  const due = state.sinceCheckpoint >= tuning.checkpointEvery && state.charsSinceCheckpoint * 4 >= state.lastCheckpointChars;
+  // and a restart replays at most that much log (issue 5: large states). The count rule
+  // (`checkpointEvery` batches) spares small states rows; batches so large that
+  // `checkpointLogChars` of log came first do not wait for it. While a fresh standby is
+  // seeded from the stored checkpoint, that checkpoint must stay as it is.
+  const chars = state.charsSinceCheckpoint;
+  const enough = state.sinceCheckpoint >= tuning.checkpointEvery || chars >= (tuning.checkpointLogChars ?? CHECKPOINT_LOG_CHARS);
+  const due = enough && chars * 4 >= state.lastCheckpointChars;
   if (due && meta.holdLogAfterLsn === null) takeCheckpoint(state, effects, tuning);
 }
 

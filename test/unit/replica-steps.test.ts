@@ -286,6 +286,26 @@ describe("durability", () => {
     expect(checkpoints).toBeLessThan(10);
   });
 
+  it("takes a checkpoint after checkpointLogChars of log even before checkpointEvery batches", async () => {
+    const checkpointsAfter = async (checkpointLogChars: number) => {
+      const storage = new MemoryReplicaStorage();
+      const host = new ReplicaHost(storage, { dedupWindow: 64, checkpointEvery: 1000, checkpointLogChars }, new HeldForwards());
+      host.init({ name: "r-primary", dataflowId: "df", partition: 0, spec: spec(), role: "primary", epoch: 1, hasStandby: false, standby: null, version: 1, create: true });
+      const lsns = new Set<number>();
+      // The same key again and again: the state stays small while each batch adds about 480 characters of log.
+      for (let seq = 1; seq <= 30; seq++) {
+        await host.write({ epoch: 1, batches: [{ producer: "p", seq, records: JSON.stringify(Array.from({ length: 40 }, () => ["k", 100, 1])) }] });
+        if (storage.meta && storage.meta.checkpointLsn > 0) lsns.add(storage.meta.checkpointLsn);
+      }
+      return [...lsns];
+    };
+    expect(await checkpointsAfter(4_000_000)).toEqual([]);
+    // 4,000 characters of log come after 9 batches, so checkpoints follow long before 1,000 batches.
+    const taken = await checkpointsAfter(4_000);
+    expect(taken.length).toBeGreaterThan(1);
+    expect(taken[0]).toBeLessThan(15);
+  });
+
   it("forgets memory that ran ahead of a failed write and reloads what is durable", async () => {
     const { host, storage } = replica("primary", false);
     await host.write(batch(1));
