@@ -11,6 +11,7 @@ import type { ReplicaStorage } from "../shared/replica/replica-storage.ts";
 import type { NumberedOutput } from "../shared/wire/replica-rpc.ts";
 import type { ResultFilter } from "../shared/operators/operator.ts";
 import { piecesToRows } from "../shared/checkpoint/checkpoint-rows.ts";
+import { stageCheckpoint } from "./checkpoint-staging.ts";
 import { CountedSql } from "../platform/counted-sql.ts";
 import { migrateFirstLayout, outputsQuery, SCHEMA, TABLES } from "./replica-layout.ts";
 import { ReplicaMetaLog } from "./replica-meta-log.ts";
@@ -44,16 +45,18 @@ export class SqlReplicaStorage implements ReplicaStorage {
     return this.#metaLog.loadMeta();
   }
 
-  loadCheckpointRows(): string[] {
-    return this.#sql.all<{ body: string }>("SELECT body FROM checkpoint ORDER BY chunk").map((row) => row.body);
+  loadCheckpointRows(lsn: number): string[] {
+    return this.#sql.all<{ body: string }>("SELECT body FROM checkpoint WHERE lsn = ? ORDER BY chunk", lsn).map((row) => row.body);
   }
 
-  checkpointChunkCount(): number {
-    return this.#sql.all<{ n: number }>("SELECT COUNT(*) AS n FROM checkpoint")[0]?.n ?? 0;
+  checkpointChunkCount(lsn: number): number {
+    return this.#sql.all<{ n: number }>("SELECT COUNT(*) AS n FROM checkpoint WHERE lsn = ?", lsn)[0]?.n ?? 0;
   }
 
-  readCheckpointChunk(index: number): string | null {
-    return this.#sql.all<{ body: string }>("SELECT body FROM checkpoint WHERE chunk = ?", index)[0]?.body ?? null;
+  /** The stored checkpoint's chunks come first: staged rows are numbered after them (`stageCheckpoint`). */
+  readCheckpointChunk(lsn: number, index: number): string | null {
+    const query = "SELECT body FROM checkpoint WHERE chunk = (SELECT MIN(chunk) FROM checkpoint) + ? AND lsn = ?";
+    return this.#sql.all<{ body: string }>(query, index, lsn)[0]?.body ?? null;
   }
 
   /** Log entries with `fromLsn ≤ lsn ≤ toLsn`, ascending. */
@@ -137,6 +140,7 @@ export class SqlReplicaStorage implements ReplicaStorage {
           sql.run("DELETE FROM checkpoint");
           piecesToRows(pieces, this.#chunkChars).forEach((row, i) => sql.run("INSERT INTO checkpoint (chunk, lsn, body) VALUES (?, ?, ?)", i, lsn, row));
         }
+        if (effects.checkpointStage) stageCheckpoint(sql, effects.checkpointStage, meta.checkpointLsn, this.#chunkChars);
         if (effects.trimLogThrough !== undefined) this.#metaLog.trimLog(effects.trimLogThrough);
       });
     } catch (err) {

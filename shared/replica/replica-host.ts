@@ -10,7 +10,8 @@ import type { BatchOutcome, FlushReply, InitReplica, NumberedOutput, Refusal, Re
 import { compareResults, type WindowResult } from "../wire/window-result.ts";
 import { emptyReplicaState, restoreReplicaState, statusOf, type ReplicaState, type ReplicaTuning, type RestoredCheckpoint } from "./replica-state.ts";
 import { Forwarder, type ForwardPort } from "./forwarder.ts";
-import { ackStandby, checkEpoch, configure, logBatches, replicate, takeCheckpoint, type BatchVerdict, type StepResult } from "./replica-steps.ts";
+import { ackStandby, checkEpoch, configure, logBatches, replicate, type BatchVerdict, type StepResult } from "./replica-steps.ts";
+import { continueCheckpoint, takeCheckpoint } from "../checkpoint/checkpoint-steps.ts";
 import type { ReplicaStorage } from "./replica-storage.ts";
 
 /** The refusal of a replica that was never initialised. */
@@ -123,9 +124,10 @@ export class ReplicaHost {
     return checkEpoch(state, epoch, "primary") ?? { status: "ok", outputs: this.storage.readOutputPage(afterSeq, limit) };
   }
 
-  /** Progress for probes and status pages, or null when never initialised. */
+  /** Progress for probes and status pages, or null when never initialised. Also stages the next slice of a spread checkpoint, so an idle replica finishes it. */
   status(): ReplicaStatus | null {
     const state = this.load();
+    if (state?.spread) this.#step(() => ({ reply: null, effects: { log: [], outputs: [] } }));
     return state && statusOf(state);
   }
 
@@ -167,6 +169,8 @@ export class ReplicaHost {
     const state = this.load();
     if (!state) return NOT_INITIALISED;
     const { reply, effects } = run(state);
+    // One slice per step; the step that began a spread checkpoint staged its first already.
+    if (!effects.checkpointStage?.begin) continueCheckpoint(state, effects);
     this.#persist(state, effects);
     this.#forwarder.settle(effects.late);
     return reply;
@@ -187,7 +191,7 @@ export class ReplicaHost {
     if (this.#state) return this.#state;
     const meta = this.storage.loadMeta();
     if (!meta) return null;
-    const checkpoint = restoreCheckpoint(meta.spec, this.storage.loadCheckpointRows());
+    const checkpoint = restoreCheckpoint(meta.spec, this.storage.loadCheckpointRows(meta.checkpointLsn));
     // To the log's end: the stored LSN may be behind it (progress-durability.ts). Pending entries are forwarded at once.
     const log = this.storage.readLog((checkpoint?.lsn ?? 0) + 1, Number.MAX_SAFE_INTEGER);
     const state = (this.#state = restoreReplicaState(meta, checkpoint, log, this.#tuning));
