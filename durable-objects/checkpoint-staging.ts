@@ -11,10 +11,20 @@ import type { ReplicaEffects } from "../shared/replica/replica-state.ts";
 import type { CountedSql } from "../platform/counted-sql.ts";
 
 /**
- * Writes one step's part of a spread checkpoint (inside the step's transaction).
+ * Writes a step's checkpoint rows (inside its transaction): a whole checkpoint replaces
+ * every row; part of a spread one is staged (`stageCheckpoint`).
  * @param storedLsn the `checkpointLsn` of the meta written in the same step.
  */
-export function stageCheckpoint(sql: CountedSql, stage: NonNullable<ReplicaEffects["checkpointStage"]>, storedLsn: number, rowChars: number): void {
+export function writeCheckpoint(sql: CountedSql, effects: ReplicaEffects, storedLsn: number, rowChars: number): void {
+  if (effects.checkpoint) {
+    const { lsn, pieces } = effects.checkpoint;
+    sql.run("DELETE FROM checkpoint");
+    piecesToRows(pieces, rowChars).forEach((row, i) => sql.run("INSERT INTO checkpoint (chunk, lsn, body) VALUES (?, ?, ?)", i, lsn, row));
+  }
+  if (effects.checkpointStage) stageCheckpoint(sql, effects.checkpointStage, storedLsn, rowChars);
+}
+
+function stageCheckpoint(sql: CountedSql, stage: NonNullable<ReplicaEffects["checkpointStage"]>, storedLsn: number, rowChars: number): void {
   // Rows of an unfinished earlier one (its memory lost in a restart) carry another LSN than the stored checkpoint's.
   if (stage.begin && !stage.complete) sql.run("DELETE FROM checkpoint WHERE lsn <> ?", storedLsn);
   const rows = piecesToRows(stage.pieces, rowChars);

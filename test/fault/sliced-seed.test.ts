@@ -8,15 +8,18 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createDataflow } from "../helpers/api.ts";
+import { SqlReplicaStorage } from "../../durable-objects/sql-replica-storage.ts";
 import { expectExact, fault, faultSpec, postUntilAcked, routing, tickUntilHealthy, type Event } from "../helpers/fault-client.ts";
 
 /** 1,000 new pages per batch: 12 batches make 12,000 keys, three slices of 5,000 entries or fewer. */
 const batchOf = (seq: number): Event[] => Array.from({ length: 1_000 }, (_, i) => ({ page: `p${seq}-${i}`, ts: 1_000 + i, bytes: seq }));
 
+/** The stored checkpoint's rows (not rows a checkpoint in progress staged beside them). */
 async function checkpointRows(name: string): Promise<string[]> {
-  return runInDurableObject(env.PARTITION_REPLICA.getByName(name), (_instance, state) =>
-    state.storage.sql.exec<{ body: string }>("SELECT body FROM checkpoint ORDER BY chunk").toArray().map((row) => row.body),
-  );
+  return runInDurableObject(env.PARTITION_REPLICA.getByName(name), (_instance, state) => {
+    const storage = new SqlReplicaStorage(state.storage);
+    return storage.loadCheckpointRows(storage.loadMeta()?.checkpointLsn ?? 0);
+  });
 }
 
 describe("seeding from a sliced checkpoint", () => {
