@@ -29,6 +29,7 @@ export interface SpreadCheckpoint {
 export function startCheckpoint(state: ReplicaState, effects: ReplicaEffects, tuning: ReplicaTuning): void {
   const meta = state.meta;
   const perSlice = tuning.checkpointSliceKeys ?? KEYS_PER_SLICE;
+  cancelSpread(state);
   // Staged rows are told apart from the stored checkpoint's by a higher LSN.
   const cursor = meta.appliedLsn > meta.checkpointLsn ? state.operator.cursor(perSlice) : null;
   if (!cursor || cursor.slices <= 1) {
@@ -36,7 +37,6 @@ export function startCheckpoint(state: ReplicaState, effects: ReplicaEffects, tu
     takeCheckpoint(state, effects, tuning);
     return;
   }
-  cancelSpread(state);
   const { appliedLsn: lsn, outputSeq } = meta;
   const header = JSON.stringify({ v: 2, lsn, outputSeq, dedup: state.dedup, head: cursor.head, sliced: true, slices: cursor.slices });
   state.spread = { lsn, outputSeq, cursor, written: 0, chars: header.length };
@@ -76,8 +76,8 @@ export function continueCheckpoint(state: ReplicaState, effects: ReplicaEffects)
   effects.trimLogThrough = trimmableThrough(meta);
 }
 
-/** Snapshots the stable state into `effects` in one step (dropping any spread checkpoint) and trims the log behind it where allowed. */
-export function takeCheckpoint(state: ReplicaState, effects: ReplicaEffects, tuning: ReplicaTuning): void {
+/** Snapshots the stable state into `effects` in one step (dropping any spread checkpoint) and trims the log behind it where allowed; returns `effects`. */
+export function takeCheckpoint(state: ReplicaState, effects: ReplicaEffects, tuning: ReplicaTuning): ReplicaEffects {
   cancelSpread(state);
   const meta = state.meta;
   // Serialized now: the next step mutates the operator state in place.
@@ -89,6 +89,7 @@ export function takeCheckpoint(state: ReplicaState, effects: ReplicaEffects, tun
   meta.checkpointLsn = meta.appliedLsn;
   meta.checkpointOutputSeq = meta.outputSeq;
   effects.trimLogThrough = trimmableThrough(meta);
+  return effects;
 }
 
 function cancelSpread(state: ReplicaState): void {

@@ -124,18 +124,20 @@ export class ReplicaHost {
     return checkEpoch(state, epoch, "primary") ?? { status: "ok", outputs: this.storage.readOutputPage(afterSeq, limit) };
   }
 
-  /** Progress for probes and status pages, or null when never initialised. Also stages the next slice of a spread checkpoint, so an idle replica finishes it. */
+  /** Progress for probes and status pages, or null when never initialised. */
   status(): ReplicaStatus | null {
     const state = this.load();
-    if (state?.spread) this.#step(() => ({ reply: null, effects: { log: [], outputs: [] } }));
     return state && statusOf(state);
   }
 
-  /**
-   * Keeps every log entry above `lsn` until a standby is attached or the epoch changes
-   * (seeding). A hold only ever moves down: a late or repeated request must not release
-   * entries an earlier snapshot's copy still needs.
-   */
+  /** A probe's answer: {@link status}, after staging the next slice of a checkpoint spread over steps, so an idle replica finishes it. */
+  probe(): ReplicaStatus | null {
+    if (this.load()?.spread) this.#step(() => ({ reply: null, effects: { log: [], outputs: [] } }));
+    return this.status();
+  }
+
+  /** Keeps every log entry above `lsn` until a standby is attached or the epoch changes (seeding). A hold only
+   * moves down: a late or repeated request must not release entries an earlier snapshot's copy still needs. */
   holdLog(lsn: number): void {
     const state = this.load();
     if (!state) return;
@@ -146,11 +148,7 @@ export class ReplicaHost {
 
   /** Checkpoints the stable state now (a survivor asked for a seed before its first checkpoint). */
   checkpointNow(): void {
-    const state = this.load();
-    if (!state) return;
-    const effects: StepResult<unknown>["effects"] = { log: [], outputs: [] };
-    takeCheckpoint(state, effects, this.#tuning);
-    this.#persist(state, effects);
+    this.#step((state) => ({ reply: null, effects: takeCheckpoint(state, { log: [], outputs: [] }, this.#tuning) }));
   }
 
   /** Takes a freshly installed seed as its state without reading it back from storage. */

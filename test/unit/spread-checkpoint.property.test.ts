@@ -51,7 +51,7 @@ describe("checkpoints spread over steps", () => {
           let seq = 0;
           for (const op of ops) {
             if (op.kind === "restart") host = new ReplicaHost(storage, tuning, noForwards);
-            else if (op.kind === "probe") host.status();
+            else if (op.kind === "probe") host.probe();
             else {
               seq += 1;
               void host.write({ epoch: 1, batches: [{ producer: "p", seq, records: JSON.stringify(op.records.map(recordOf)) }] });
