@@ -75,8 +75,8 @@ export function analysisSection(results) {
   until it ends, so before it writes reached the primary only between monitor ticks.
 - **Checkpoint stall.** A checkpoint of more than one slice is spread over steps
   (\`shared/checkpoint/checkpoint-steps.ts\`): each step stages one slice of 5,000 entries
-  from a copy-on-write cursor, and every window keeps its keys' list beside it, so no step
-  lists a million keys. At ${fmt(cp?.keys ?? 0)} keys the longest stall while both replicas
+  from a copy-on-write cursor, every window keeps its keys' list beside it (so no step
+  lists a million keys), and the log trim that follows deletes at most 64 rows per step. At ${fmt(cp?.keys ?? 0)} keys the longest stall while both replicas
   checkpointed was ${fmt(cp?.longestStallMs ?? NaN)} ms, against a probe timeout of 250 ms; it includes the
   2,000-event writes themselves. In the pure code (Node, storage a no-op) such a checkpoint
   took 199 steps; the longest 2,000-event write meanwhile took 79 ms (median 18 ms), where
