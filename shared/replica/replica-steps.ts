@@ -7,7 +7,7 @@ import { highestSeq, judgeSeq, recordSeq } from "../dedup.ts";
 import type { Refusal } from "../wire/replica-rpc.ts";
 import type { BatchOutcome, InitReplica, Replicate, ReplicateReply, Write } from "../wire/replica-rpc.ts";
 import type { LogEntry, Role } from "../wire/persisted.ts";
-import { checkpointPieces, KEYS_PER_SLICE } from "../checkpoint/checkpoint-pieces.ts";
+import { startCheckpoint } from "../checkpoint/checkpoint-steps.ts";
 import { applyEntry, logWeight, type ReplicaEffects, type ReplicaState, type ReplicaTuning } from "./replica-state.ts";
 
 /** Log characters since the last checkpoint that stand in for `checkpointEvery` batches (large batches need not wait for that many). */
@@ -149,30 +149,9 @@ function applyStable(state: ReplicaState, entries: readonly LogEntry[], tuning: 
   // (`checkpointEvery` batches) spares small states rows; batches so large that
   // `checkpointLogChars` of log came first do not wait for it. While a fresh standby is
   // seeded from the stored checkpoint, that checkpoint must stay as it is.
+  // A large state's checkpoint is spread over the next steps (`checkpoint-steps.ts`).
   const chars = state.charsSinceCheckpoint;
   const enough = state.sinceCheckpoint >= tuning.checkpointEvery || chars >= (tuning.checkpointLogChars ?? CHECKPOINT_LOG_CHARS);
   const due = enough && chars * 4 >= state.lastCheckpointChars;
-  if (due && meta.holdLogAfterLsn === null) takeCheckpoint(state, effects, tuning);
-}
-
-/** Snapshots the stable state into `effects` and trims the log behind it where allowed. */
-export function takeCheckpoint(state: ReplicaState, effects: ReplicaEffects, tuning: ReplicaTuning): void {
-  const meta = state.meta;
-  // Serialized now: the next step mutates the operator state in place.
-  const pieces = checkpointPieces(meta.appliedLsn, meta.outputSeq, state.dedup, state.operator, tuning.checkpointSliceKeys ?? KEYS_PER_SLICE);
-  effects.checkpoint = { lsn: meta.appliedLsn, pieces };
-  state.lastCheckpointChars = pieces.reduce((n, piece) => n + piece.length, 0);
-  state.charsSinceCheckpoint = 0;
-  state.sinceCheckpoint = 0;
-  meta.checkpointLsn = meta.appliedLsn;
-  meta.checkpointOutputSeq = meta.outputSeq;
-  effects.trimLogThrough = trimmableThrough(meta);
-}
-
-/** The highest LSN the log may drop: behind the checkpoint, the standby's ack and any seeding hold. */
-function trimmableThrough(meta: ReplicaState["meta"]): number {
-  let through = meta.checkpointLsn;
-  if (meta.role === "primary" && meta.hasStandby) through = Math.min(through, meta.standbyAckLsn);
-  if (meta.holdLogAfterLsn !== null) through = Math.min(through, meta.holdLogAfterLsn);
-  return through;
+  if (due && meta.holdLogAfterLsn === null && state.spread === null) startCheckpoint(state, effects, tuning);
 }
