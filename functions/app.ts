@@ -15,6 +15,7 @@ import { newCoalescer } from "./cluster.ts";
 import { authenticate } from "./auth.ts";
 import { SuspectReports } from "./suspect-reports.ts";
 import { errorResponse, onError, onNotFound } from "./http-errors.ts";
+import { noQueryParameters, PATHS_WITHOUT_QUERY } from "./no-query.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { dataflowRoutes } from "./routes/dataflows.ts";
 import { eventsRoutes } from "./routes/events.ts";
@@ -70,6 +71,8 @@ export function createApp(): Hono<AppEnv> {
         ),
     })(c, next),
   );
+
+  for (const path of PATHS_WITHOUT_QUERY) app.use(path, noQueryParameters);
 
   app.route("/v1/dataflows", dataflowRoutes);
   app.route("/v1/dataflows", resultsRoutes);
