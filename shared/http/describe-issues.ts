@@ -31,7 +31,7 @@ function oneOf(values: readonly unknown[]): string {
 }
 
 /** A short rendering of a JSON value for a message. */
-function shown(value: unknown): string {
+export function shown(value: unknown): string {
   if (value === undefined) return "nothing";
   if (Array.isArray(value)) return "an array";
   if (value !== null && typeof value === "object") return "an object";
