@@ -79,7 +79,7 @@ describe("flux CLI on a local stack", () => {
     writeFileSync(join(dir, "bad.json"), JSON.stringify({ dataflows: { x: { stream: "clicks" } } }));
     const bad = await flux("apply", "-f", "bad.json");
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain("bad.json: dataflows.x.key");
+    expect(bad.stderr).toContain("bad.json: dataflows.x.key: must be a string or an array (missing)");
   });
 
   it("ls, get and get stream show what was applied", async () => {
