@@ -4,6 +4,7 @@
  */
 import { Hono, type Context, type Next } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { z } from "zod";
 import { parseFluxConfig, type FluxConfig } from "../shared/config.ts";
 import { FluxError } from "../shared/errors.ts";
 import { buildOpenApi } from "../shared/openapi.ts";
@@ -26,6 +27,21 @@ import { statusRoutes } from "./routes/status.ts";
 import { subscribeRoutes } from "./routes/subscribe.ts";
 import { tokenRoutes } from "./routes/tokens.ts";
 
+/**
+ * The deployment's configuration. An invalid `[vars]` value is the operator's to fix, not
+ * the caller's and not a bug: the 500 says so, and the log line names the variable.
+ */
+function configOf(env: Env): FluxConfig {
+  try {
+    return parseFluxConfig(env);
+  } catch (err) {
+    // Names only: a value may be anything, and the log is read more widely than wrangler.toml.
+    const names = err instanceof z.ZodError ? [...new Set(err.issues.map((issue) => String(issue.path[0])))].join(", ") : String(err);
+    console.error(`invalid configuration: ${names} (README, "Configuration")`);
+    throw new FluxError("INTERNAL", "internal error: this deployment's configuration ([vars] in wrangler.toml) is invalid, so it answers 500 until its operator fixes it; the Worker log names the variable");
+  }
+}
+
 /** Creates the Worker's app. */
 export function createApp(): Hono<AppEnv> {
   let cache: { config: FluxConfig; routing: RoutingCache; suspects: SuspectReports; coalescer: WriteCoalescer } | undefined;
@@ -40,7 +56,7 @@ export function createApp(): Hono<AppEnv> {
 
   app.use("/v1/*", async (c, next) => {
     if (!cache) {
-      const config = parseFluxConfig(c.env);
+      const config = configOf(c.env);
       cache = { config, routing: new RoutingCache(config.routingCacheMs), suspects: new SuspectReports(), coalescer: newCoalescer(config) };
     }
     c.set("config", cache.config);

@@ -30,6 +30,15 @@ describe("access control", () => {
     expect((await call("GET", "/v1/status")).status).toBe(200);
   });
 
+  it("answers 500 saying the configuration is invalid, not that the request hit a bug, for a bad [vars] value", async () => {
+    const res = await createApp().request("/v1/status", {}, { ...env, FLUX_MAX_BODY_BYTES: "lots" });
+    expect(res.status).toBe(500);
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("INTERNAL");
+    expect(body.error.message).toMatch(/configuration .* is invalid/);
+    expect(body.error.message).not.toContain("lots");
+  });
+
   it("refuses everything when no token is configured instead of running open", async () => {
     const res = await createApp().request("/v1/status", { headers: { authorization: "Bearer " } }, { ...env, FLUX_API_TOKEN: "" });
     expect(res.status).toBe(503);
