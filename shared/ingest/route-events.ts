@@ -64,7 +64,7 @@ export function routeEvents(
     const obj = projection ? project(posted, projection) : posted;
     const key = compositeKeyOf(obj, keyReaders, typeof spec.key !== "string", maxKeyLength, (field, problem) => report(index, field, problem));
     const timeMs = readTime === null ? receivedAtMs : timeOf(readTime(obj));
-    if (timeMs === null) report(index, spec.timeField ?? "", "must be epoch milliseconds or an ISO-8601 date-time");
+    if (timeMs === null) report(index, spec.timeField ?? "", "must be epoch milliseconds or an ISO-8601 date-time with a zone, such as 2026-12-01T08:48:00Z");
     else if (timeMs < 0 || timeMs > receivedAtMs + MAX_FUTURE_MS) report(index, spec.timeField ?? "", "must be after 1970 and at most 24 h in the future");
     const record: FluxRecord = [typeof key === "string" ? key : "", timeMs ?? 0];
     pushFields(record, obj, fields, maxKeyLength, (field, problem) => report(index, field, problem));
