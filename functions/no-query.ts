@@ -8,18 +8,21 @@ import { z } from "zod";
 import { onInvalid } from "./http-errors.ts";
 
 /**
- * The paths (Hono patterns) whose routes take no query string; `/v1/openapi.json` stays
- * lenient. Not the events route yet: its refusals are counted by its own middleware
- * (functions/routes/events.ts), which runs after these, so the check belongs there.
+ * The routes (methods and Hono patterns) that take no query string; only existing routes,
+ * so another method still gets its 404. `/v1/openapi.json` stays lenient. Not the events
+ * route yet: its refusals are counted by its own middleware (functions/routes/events.ts),
+ * which runs after these, so the check belongs there.
  */
-export const PATHS_WITHOUT_QUERY = [
-  "/v1/dataflows",
-  "/v1/dataflows/:id",
-  "/v1/streams",
-  "/v1/streams/:stream",
-  "/v1/operators",
-  "/v1/admin/*",
-] as const;
+export const ROUTES_WITHOUT_QUERY: readonly [methods: string[], path: string][] = [
+  [["GET"], "/v1/dataflows"],
+  [["GET", "PUT", "DELETE"], "/v1/dataflows/:id"],
+  [["GET"], "/v1/streams"],
+  [["GET", "PUT"], "/v1/streams/:stream"],
+  [["GET"], "/v1/operators"],
+  [["POST"], "/v1/admin/tokens"],
+  [["POST"], "/v1/admin/replicas/:name/fault"],
+  [["GET"], "/v1/admin/counters"],
+];
 
 /** Refuses every query parameter. */
 export const noQueryParameters = zValidator("query", z.strictObject({}), onInvalid);

@@ -39,6 +39,8 @@ describe("validation messages name what is wrong", () => {
       expect(error, `${method} ${path}`).toMatchObject({ status: 400, code: "INVALID_REQUEST" });
       expect(error.message, `${method} ${path}`).toMatch(/^invalid query string: unknown field '(limit|x|dryRun|force)'$/);
     }
+    // A method the path does not have is still no route, query or not.
+    expect(await errorOf(await call("DELETE", `/v1/streams/${stream}?x=1`))).toMatchObject({ status: 404, code: "NOT_FOUND" });
     expect((await call("GET", `/v1/dataflows/${id}`)).status).toBe(200);
     expect((await call("GET", "/v1/dataflows")).status).toBe(200);
     expect((await call("GET", `/v1/streams/${stream}`)).status).toBe(404);
