@@ -20,6 +20,15 @@ describe("access control", () => {
     }
   });
 
+  it("tells a malformed Authorization header from a missing one", async () => {
+    for (const authorization of ["test-token", "Basic dGVzdC10b2tlbg==", "Bearer", "Bearer test-token extra"]) {
+      const body = (await (await call("GET", "/v1/status", undefined, { authorization })).json()) as { error: { message: string } };
+      expect(body.error.message, authorization).toBe("the Authorization header must be 'Bearer <token>': one token after the word Bearer");
+    }
+    const missing = (await (await call("GET", "/v1/status", undefined, { authorization: null })).json()) as { error: { message: string } };
+    expect(missing.error.message).toBe("missing bearer token: send Authorization: Bearer <token>");
+  });
+
   it("serves the OpenAPI document without a token", async () => {
     const res = await call("GET", "/v1/openapi.json", undefined, { authorization: null });
     expect(res.status).toBe(200);
