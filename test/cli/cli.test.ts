@@ -125,6 +125,13 @@ describe("flux CLI on a local stack", () => {
     const again = await flux("post", "events.ndjson", "--stream", "clicks");
     expect(again.code).toBe(0);
     expect(again.stdout).toContain("nothing left to post");
+
+    // A file that changed since its saved state is a usage error (2), saying how to go on.
+    writeFileSync(join(dir, "events.ndjson"), EVENTS.map((e) => JSON.stringify(e)).join("\n") + '\n{"page":"p9","ts":1,"bytes":1}\n');
+    const changed = await flux("post", "events.ndjson", "--stream", "clicks");
+    expect(changed.code, changed.stderr).toBe(2);
+    expect(changed.stderr).toContain("--restart");
+    writeFileSync(join(dir, "events.ndjson"), EVENTS.map((e) => JSON.stringify(e)).join("\n") + "\n");
   }, 180_000);
 
   it("tail prints closed windows and continues after the saved cursor", async () => {
