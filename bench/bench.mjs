@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench [-- --quick | --profile [--partitions N] [--cpuprofile <path>] | --report-only | --idle-only | --recovery-only [--keys N]] [--before <git ref>]`: builds the
+// `npm run bench [-- --quick | --profile [--partitions N] [--cpuprofile <path>] | --report-only | --idle-only | --recovery-only [--keys N [--before <git ref>]]] [--before <git ref>]`: builds the
 // real worker bundle (and the bench's plain baseline and traced build), runs them in local workerd through the Miniflare API,
 // drives them from this process, and writes bench/results/*.json, docs/BENCHMARKS.md and its
 // SVG plots. Every ratio compares numbers from this one run.
@@ -45,17 +45,25 @@ if (process.argv.includes("--recovery-only")) {
   const at = process.argv.indexOf("--keys");
   const sizes = at > 0 ? [Number(process.argv[at + 1])] : [10_000, 100_000, 1_000_000];
   const results = JSON.parse(readFileSync("bench/results/full.json", "utf8"));
-  const persist = tempDir("flux-bench-recovery-");
-  const flux = await startFlux(buildBundle(), persist);
-  try {
-    results.recovery = await recoveryRuns(flux.url, sizes, 4_000, (line) => console.log(line));
-    results.recoveryRerunAt = new Date().toISOString();
-  } finally {
-    await flux.stop();
-    removeDir(persist);
+  // With `--before <ref>` and `--keys N`, then the same on the product at that commit, printed beside.
+  const ref = process.argv.includes("--before") ? process.argv[process.argv.indexOf("--before") + 1] : null;
+  const builds = [{ label: "this code", path: buildBundle() }, ...(ref && at > 0 ? [{ label: ref, path: buildRefBundle(ref).path }] : [])];
+  const runs = [];
+  for (const build of builds) {
+    const persist = tempDir("flux-bench-recovery-");
+    const flux = await startFlux(build.path, persist);
+    try {
+      console.log(`${build.label} (load average ${loadavg().map((n) => n.toFixed(2)).join(", ")}):`);
+      runs.push({ label: build.label, recovery: await recoveryRuns(flux.url, sizes, 4_000, (line) => console.log(line)) });
+    } finally {
+      await flux.stop();
+      removeDir(persist);
+    }
   }
+  results.recovery = runs[0].recovery;
+  results.recoveryRerunAt = new Date().toISOString();
   if (at > 0) {
-    console.log(JSON.stringify(results.recovery, null, 2));
+    console.log(JSON.stringify(runs, null, 2));
     process.exit(0);
   }
   writeFileSync("bench/results/full.json", `${JSON.stringify(results, null, 2)}\n`);
