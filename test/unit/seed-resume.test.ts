@@ -94,3 +94,42 @@ describe("a coordinator restarted mid-seed", () => {
     await h.expectExactResults("after an install resumed by a restarted coordinator");
   });
 });
+
+describe("pacing a seed", () => {
+  /** Seeds a fresh standby of a 40-key partition, posting `during` batches between ticks; returns what the monitor told the pacer. */
+  async function seedWith(during: number) {
+    const { h } = restartableHarness();
+    for (let seq = 1; seq <= 40; seq++) await h.post(batch(seq));
+    h.cluster.inject(h.record.routes[0]?.standby ?? "", "crash");
+    const paced: boolean[] = [];
+    let seq = 40;
+    h.monitorPort = {
+      ...h.cluster,
+      paceSeed: async (ingestActive) => {
+        paced.push(ingestActive);
+        // Writes arrive while the monitor pauses, as they would between copy steps.
+        for (let i = 0; i < during; i++) await h.postOnce(batch(++seq));
+      },
+    };
+    // Two missed probes declare the standby failed; then the seed runs until healthy.
+    await h.tick();
+    await h.tick();
+    expect(h.record.routes[0]?.status).toBe("recovering");
+    await h.settle();
+    await h.expectExactResults(`after a seed with ${during} writes per pause`);
+    return paced;
+  }
+
+  it("tells the pacer the survivor takes no writes after the first step of an idle partition", async () => {
+    const paced = await seedWith(0);
+    expect(paced.length).toBeGreaterThan(10);
+    // The first step has nothing to compare with: counted as active.
+    expect(paced.slice(1).every((active) => !active)).toBe(true);
+  });
+
+  it("tells the pacer the survivor takes writes while they arrive", async () => {
+    const paced = await seedWith(1);
+    expect(paced.length).toBeGreaterThan(10);
+    expect(paced.every((active) => active)).toBe(true);
+  });
+});
