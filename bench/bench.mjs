@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench [-- --quick | --profile [--partitions N] [--cpuprofile <path>] | --report-only | --idle-only | --recovery-only [--keys N]] [--before <git ref>]`: builds the
+// `npm run bench [-- --quick | --profile [--partitions N] [--cpuprofile <path>] | --report-only | --idle-only | --recovery-only [--keys N] [--seed-pacing X]] [--before <git ref>]`: builds the
 // real worker bundle (and the bench's plain baseline and traced build), runs them in local workerd through the Miniflare API,
 // drives them from this process, and writes bench/results/*.json, docs/BENCHMARKS.md and its
 // SVG plots. Every ratio compares numbers from this one run.
@@ -41,23 +41,39 @@ if (process.argv.includes("--idle-only")) {
   process.exit(0);
 }
 if (process.argv.includes("--recovery-only")) {
-  // Reruns the recovery scenario alone (all three sizes, or `--keys N`) and rewrites the report with it.
-  const at = process.argv.indexOf("--keys");
-  const sizes = at > 0 ? [Number(process.argv[at + 1])] : [10_000, 100_000, 1_000_000];
-  const results = JSON.parse(readFileSync("bench/results/full.json", "utf8"));
-  const persist = tempDir("flux-bench-recovery-");
-  const flux = await startFlux(buildBundle(), persist);
-  try {
-    results.recovery = await recoveryRuns(flux.url, sizes, 4_000, (line) => console.log(line));
-    results.recoveryRerunAt = new Date().toISOString();
-  } finally {
-    await flux.stop();
-    removeDir(persist);
+  // Reruns the recovery scenario alone (all three sizes, or `--keys N[,M...]`) and rewrites the report with it.
+  // `--before <ref>`: also on the product at that commit, size by size in turns, written to
+  // bench/results/recovery.local.json only. `--seed-pacing X` sets FLUX_SEED_PACING on this build.
+  const argAfter = (flag) => (process.argv.includes(flag) ? process.argv[process.argv.indexOf(flag) + 1] : undefined);
+  const sizes = argAfter("--keys") ? argAfter("--keys").split(",").map(Number) : [10_000, 100_000, 1_000_000];
+  const pacing = argAfter("--seed-pacing");
+  const before = argAfter("--before");
+  const builds = [{ label: "this", path: buildBundle(), vars: pacing === undefined ? {} : { FLUX_SEED_PACING: pacing } }];
+  if (before) builds.unshift({ label: `before ${before}`, path: buildRefBundle(before).path, vars: {} });
+  const runs = [];
+  for (const keys of sizes) {
+    for (const build of keys % 2 === 0 ? builds : [...builds].reverse()) {
+      const persist = tempDir("flux-bench-recovery-");
+      const flux = await startFlux(build.path, persist, build.vars);
+      try {
+        const load = loadavg();
+        const [r] = await recoveryRuns(flux.url, [keys], 4_000, (line) => console.log(`[${build.label}] ${line}`));
+        runs.push({ build: build.label, vars: build.vars, loadAverageBefore: load, loadAverageAfter: loadavg(), ...r });
+      } finally {
+        await flux.stop();
+        removeDir(persist);
+      }
+    }
   }
-  if (at > 0) {
-    console.log(JSON.stringify(results.recovery, null, 2));
+  if (before || argAfter("--keys") || pacing !== undefined) {
+    mkdirSync("bench/results", { recursive: true });
+    writeFileSync("bench/results/recovery.local.json", `${JSON.stringify(runs, null, 2)}\n`);
+    for (const r of runs) console.log(`${r.build} ${r.keys} keys: seeded in ${r.seedMs} ms, ingest ${(r.ratio * 100).toFixed(0)}%, longest stall ${Math.round(r.longestSeedStallMs)} ms, load ${r.loadAverageBefore[0].toFixed(2)}`);
     process.exit(0);
   }
+  const results = JSON.parse(readFileSync("bench/results/full.json", "utf8"));
+  results.recovery = runs.map(({ build: _build, vars: _vars, loadAverageBefore: _a, loadAverageAfter: _b, ...r }) => r);
+  results.recoveryRerunAt = new Date().toISOString();
   writeFileSync("bench/results/full.json", `${JSON.stringify(results, null, 2)}\n`);
   writeReport(results);
   process.exit(0);
