@@ -7,7 +7,7 @@
  */
 import type { Workload } from "./sim-world.ts";
 import { ackWholeGroup, acksEarly, answerPendingAtOnce, applyUnstable, doubleOnStandby, dropTicks, pageFromCursor, pageSkipsFirst, pageWithOpenWindow, logToStoredLsn, outputsWithoutProgress, pastGaps, shiftWindow, trimEarly, unfenced, withoutDedup, type VariantHooks } from "./variant-hooks.ts";
-import { adoptPartialSeed } from "./variant-hooks-seed.ts";
+import { adoptPartialSeed, progressPastHeld } from "./variant-hooks-seed.ts";
 import { hideUnavailable, keepEpochOnTakeover, resumeFromLowest } from "./variant-hooks-monitor.ts";
 import type { Invariant } from "./violations.ts";
 
@@ -148,6 +148,12 @@ export const VARIANTS = {
     breaks: ["replicas-agree"],
     runs: [{ bound: 5 }, { workload: "heavy-hitters", bound: 5 }],
     hooks: () => ({ finishSeed: adoptPartialSeed }),
+  },
+  "resume-skips-chunk": {
+    what: "a resumed seed skips the first chunk the fresh replica lacks, which holds a copy of the chunk before in its place",
+    breaks: ["replicas-agree"],
+    runs: [{ bound: 30 }, { workload: "heavy-hitters", bound: 35 }],
+    hooks: () => ({ seedProgress: progressPastHeld }),
   },
 } as const satisfies Record<string, VariantSpec>;
 
