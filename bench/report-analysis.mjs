@@ -69,10 +69,13 @@ export function analysisSection(results) {
   take ${sqlite === undefined ? "n/a" : pct(sqlite)} of the samples.
 - **Ingest during seeding.** At ${fmt(big?.keys ?? 0)} keys ingest ran at ${pct(big?.ratio ?? NaN)} of normal while
   the fresh standby was seeded (${fmt(big?.seedMs ?? NaN)} ms, longest stall ${fmt(big?.longestSeedStallMs ?? NaN)} ms). The fresh replica
-  restores one slice per copied row, and the monitor pauses after each copy call (2.5× the
-  time it spent, at most 250 ms). The pause is what lets ingest through locally: a chain of
-  calls between objects of one workerd process keeps requests from the network waiting
-  until it ends, so before it writes reached the primary only between monitor ticks.
+  restores one slice per copied row, log pages for catch-up carry about 128k characters of
+  records each, and while the survivor takes writes the monitor pauses after each copy call
+  (\`FLUX_SEED_PACING\`, 2.5× the time it spent, at most 250 ms). The pause is what lets
+  ingest through locally: a chain of calls between objects of one workerd process keeps
+  requests from the network waiting until it ends. The seed's longest stalls left are the
+  fresh standby's first whole-state checkpoint during catch-up (its seed is the survivor's
+  last checkpoint, so the keys added since come through the log) and installing the seed.
 - **Checkpoint stall.** Taking a checkpoint still serializes the whole state in one step:
   at ${fmt(cp?.keys ?? 0)} keys the longest stall was ${fmt(cp?.longestStallMs ?? NaN)} ms, against a probe timeout of 250 ms.
   Listing the keys of a window that holds a million of them is itself one long step, so
