@@ -152,7 +152,7 @@ export const VARIANTS = {
   "resume-skips-chunk": {
     what: "a resumed seed skips the first chunk the fresh replica lacks, which holds a copy of the chunk before in its place",
     breaks: ["replicas-agree"],
-    runs: [{ bound: 30 }, { workload: "heavy-hitters", bound: 35 }],
+    runs: [{ bound: 15 }, { workload: "heavy-hitters", bound: 15 }],
     hooks: () => ({ seedProgress: progressPastHeld }),
   },
 } as const satisfies Record<string, VariantSpec>;
