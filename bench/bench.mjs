@@ -22,6 +22,7 @@ async function recoveryRuns(url, sizes, sampleMs, log) {
     runs.push(r);
     log(`  seeded in ${r.seedMs} ms; ingest meanwhile at ${(r.ratio * 100).toFixed(0)}% of normal; longest stall while seeding ${Math.round(r.longestSeedStallMs)} ms`);
     if (r.checkpoint) log(`  longest stall while checkpointing ${keys} keys: ${Math.round(r.checkpoint.longestStallMs)} ms`);
+    log(`  seeded again with no writes arriving: ${r.idleSeedMs ?? "not finished"} ms`);
   }
   return runs;
 }
@@ -68,7 +69,7 @@ if (process.argv.includes("--recovery-only")) {
   if (before || argAfter("--keys") || pacing !== undefined) {
     mkdirSync("bench/results", { recursive: true });
     writeFileSync("bench/results/recovery.local.json", `${JSON.stringify(runs, null, 2)}\n`);
-    for (const r of runs) console.log(`${r.build} ${r.keys} keys: seeded in ${r.seedMs} ms, ingest ${(r.ratio * 100).toFixed(0)}%, longest stall ${Math.round(r.longestSeedStallMs)} ms, load ${r.loadAverageBefore[0].toFixed(2)}`);
+    for (const r of runs) console.log(`${r.build} ${r.keys} keys: seeded in ${r.seedMs} ms, ingest ${(r.ratio * 100).toFixed(0)}%, longest stall ${Math.round(r.longestSeedStallMs)} ms, idle seed ${r.idleSeedMs} ms, load ${r.loadAverageBefore[0].toFixed(2)}`);
     process.exit(0);
   }
   const results = JSON.parse(readFileSync("bench/results/full.json", "utf8"));
