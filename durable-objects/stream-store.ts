@@ -5,7 +5,10 @@ import { specProblems, StreamRecordSchema, type SchemaProblem, type StreamRecord
 const STREAM = "stream:";
 
 /** Outcome of declaring a stream's schema. */
-export type PutStreamResult = { status: "created" | "updated" | "unchanged"; stream: StreamRecord } | { status: "conflict"; dataflow: string; problems: SchemaProblem[] };
+export type PutStreamResult = { status: "created" | "updated" | "unchanged"; stream: StreamRecord } | { status: "conflict"; conflicts: StreamConflict[] };
+
+/** One dataflow reading the stream that a new schema would not fit, and why. */
+export type StreamConflict = { dataflow: string; problems: SchemaProblem[] };
 
 export function readStream(kv: SyncKvStorage, name: string): StreamRecord | null {
   const value = kv.get(STREAM + name);
@@ -17,17 +20,17 @@ export function listStreams(kv: SyncKvStorage): StreamRecord[] {
 }
 
 /**
- * Declares (or replaces) a stream's schema. Refused while one of `dataflows` reading the
- * stream would no longer fit it; nothing changes then.
+ * Declares (or replaces) a stream's schema. Refused while any of `dataflows` reading the
+ * stream would no longer fit it (every such dataflow is named); nothing changes then.
  */
 export function declareStream(kv: SyncKvStorage, name: string, schema: StreamSchema, dataflows: readonly DataflowRecord[]): PutStreamResult {
   const existing = readStream(kv, name);
   if (existing && JSON.stringify(existing.schema) === JSON.stringify(schema)) return { status: "unchanged", stream: existing };
-  for (const record of dataflows) {
-    if (record.deleting || record.spec.stream !== name) continue;
-    const problems = specProblems(schema, record.spec);
-    if (problems.length > 0) return { status: "conflict", dataflow: record.id, problems };
-  }
+  const conflicts = dataflows
+    .filter((record) => !record.deleting && record.spec.stream === name)
+    .map((record) => ({ dataflow: record.id, problems: specProblems(schema, record.spec) }))
+    .filter((conflict) => conflict.problems.length > 0);
+  if (conflicts.length > 0) return { status: "conflict", conflicts };
   const stream: StreamRecord = { name, schema, updatedAt: new Date().toISOString() };
   kv.put(STREAM + name, stream);
   return { status: existing ? "updated" : "created", stream };

@@ -12,6 +12,11 @@ export const MAX_TOKEN_TTL_SECONDS = 86_400;
 const MAX_TOKEN_RESOURCES = 50;
 
 const ResourcesSchema = z.array(NameSchema).min(1).max(MAX_TOKEN_RESOURCES);
+/** A mint request's list: as a token's, and each name once (a repeated name is most likely a mistake). */
+const DistinctResourcesSchema = ResourcesSchema.superRefine((names, ctx) => {
+  const repeated = names.find((name, i) => names.indexOf(name) !== i);
+  if (repeated !== undefined) ctx.addIssue({ code: "custom", message: `'${repeated}' is named more than once; name each once` });
+});
 const TtlSchema = z.number().int().min(1).max(MAX_TOKEN_TTL_SECONDS);
 
 /**
@@ -19,8 +24,8 @@ const TtlSchema = z.number().int().min(1).max(MAX_TOKEN_TTL_SECONDS);
  * names neither; anything else (an unknown field, the wrong list for the scope) is refused.
  */
 export const MintTokenRequestSchema = z.discriminatedUnion("scope", [
-  z.strictObject({ scope: z.literal("ingest"), streams: ResourcesSchema, ttlSeconds: TtlSchema }),
-  z.strictObject({ scope: z.literal("read"), dataflows: ResourcesSchema, ttlSeconds: TtlSchema }),
+  z.strictObject({ scope: z.literal("ingest"), streams: DistinctResourcesSchema, ttlSeconds: TtlSchema }),
+  z.strictObject({ scope: z.literal("read"), dataflows: DistinctResourcesSchema, ttlSeconds: TtlSchema }),
   z.strictObject({ scope: z.literal("admin"), ttlSeconds: TtlSchema }),
 ]);
 export type MintTokenRequest = z.infer<typeof MintTokenRequestSchema>;

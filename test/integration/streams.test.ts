@@ -113,11 +113,18 @@ describe("stream schemas", () => {
     const stream = uniqueName("flows");
     await call("PUT", `/v1/streams/${stream}`, flowsSchema);
     const id = uniqueName("df");
+    const second = uniqueName("df");
     expect((await call("PUT", `/v1/dataflows/${id}`, flowsSpec(stream))).status).toBe(201);
+    expect((await call("PUT", `/v1/dataflows/${second}`, flowsSpec(stream))).status).toBe(201);
     const { "size.bytes": _dropped, ...withoutBytes } = flowsSchema.fields;
     const conflict = await errorOf(await call("PUT", `/v1/streams/${stream}`, { fields: withoutBytes }));
     expect(conflict).toMatchObject({ status: 409, code: "SPEC_CONFLICT" });
     expect(conflict.message).toContain(`dataflow '${id}'`);
+    expect(conflict.message).toContain(`'${second}'`);
+    const named = (conflict.details as { dataflows: { dataflow: string; issues: unknown[] }[] }).dataflows;
+    expect(named.map((d) => d.dataflow).sort()).toEqual([id, second].sort());
+    expect(named.every((d) => d.issues.length > 0)).toBe(true);
+    expect((await (await call("GET", `/v1/streams/${stream}`)).json()) as { stream: { schema: unknown } }).toMatchObject({ stream: { schema: flowsSchema } });
     const widened = await call("PUT", `/v1/streams/${stream}`, { fields: { ...flowsSchema.fields, "size.bytes": { type: "number" }, port: { type: "integer", required: false } } });
     expect(widened.status).toBe(200);
     expect(((await widened.json()) as { status: string }).status).toBe("updated");

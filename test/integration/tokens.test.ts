@@ -34,6 +34,8 @@ describe("minting tokens", () => {
     ["read naming streams", { scope: "read", streams: ["s"], ttlSeconds: 60 }],
     ["admin naming dataflows", { scope: "admin", dataflows: ["d"], ttlSeconds: 60 }],
     ["a bad name", { scope: "read", dataflows: ["a/b"], ttlSeconds: 60 }],
+    ["a dataflow named twice", { scope: "read", dataflows: ["d", "e", "d"], ttlSeconds: 60 }],
+    ["a stream named twice", { scope: "ingest", streams: ["s", "s"], ttlSeconds: 60 }],
     ["an unknown field", { scope: "admin", ttlSeconds: 60, note: "x" }],
   ])("refuses %s with 400 INVALID_REQUEST", async (_name, body) => {
     const res = await call("POST", "/v1/admin/tokens", body, bearer("test-admin-token"));
