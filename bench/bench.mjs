@@ -43,14 +43,17 @@ if (process.argv.includes("--idle-only")) {
 }
 if (process.argv.includes("--recovery-only")) {
   // Reruns the recovery scenario alone (all three sizes, or `--keys N[,M...]`) and rewrites the report with it.
-  // `--before <ref>`: also on the product at that commit, size by size in turns, written to
-  // bench/results/recovery.local.json only. `--seed-pacing X` sets FLUX_SEED_PACING on this build.
+  // `--before <ref>`: also on the product at that commit, size by size in turns, kept in
+  // full.json as `recoverySideBySide` (the report shows both). `--seed-pacing X` sets
+  // FLUX_SEED_PACING on this build (then, like `--keys`, only bench/results/recovery.local.json is written).
   const argAfter = (flag) => (process.argv.includes(flag) ? process.argv[process.argv.indexOf(flag) + 1] : undefined);
   const sizes = argAfter("--keys") ? argAfter("--keys").split(",").map(Number) : [10_000, 100_000, 1_000_000];
   const pacing = argAfter("--seed-pacing");
   const before = argAfter("--before");
   const builds = [{ label: "this", path: buildBundle(), vars: pacing === undefined ? {} : { FLUX_SEED_PACING: pacing } }];
-  if (before) builds.unshift({ label: `before ${before}`, path: buildRefBundle(before).path, vars: {} });
+  const beforeBuild = before ? buildRefBundle(before) : null;
+  if (beforeBuild) builds.unshift({ label: `before ${before}`, path: beforeBuild.path, vars: {} });
+  const startedAt = new Date().toISOString();
   const runs = [];
   for (const keys of sizes) {
     for (const build of keys % 2 === 0 ? builds : [...builds].reverse()) {
@@ -66,13 +69,18 @@ if (process.argv.includes("--recovery-only")) {
       }
     }
   }
-  if (before || argAfter("--keys") || pacing !== undefined) {
-    mkdirSync("bench/results", { recursive: true });
-    writeFileSync("bench/results/recovery.local.json", `${JSON.stringify(runs, null, 2)}\n`);
-    for (const r of runs) console.log(`${r.build} ${r.keys} keys: seeded in ${r.seedMs} ms, ingest ${(r.ratio * 100).toFixed(0)}%, longest stall ${Math.round(r.longestSeedStallMs)} ms, idle seed ${r.idleSeedMs} ms, load ${r.loadAverageBefore[0].toFixed(2)}`);
+  mkdirSync("bench/results", { recursive: true });
+  writeFileSync("bench/results/recovery.local.json", `${JSON.stringify(runs, null, 2)}\n`);
+  for (const r of runs) console.log(`${r.build} ${r.keys} keys: seeded in ${r.seedMs} ms, ingest ${(r.ratio * 100).toFixed(0)}%, longest stall ${Math.round(r.longestSeedStallMs)} ms, idle seed ${r.idleSeedMs} ms, load ${r.loadAverageBefore[0].toFixed(2)}`);
+  const results = JSON.parse(readFileSync("bench/results/full.json", "utf8"));
+  if (beforeBuild && pacing === undefined) {
+    // Side by side with an earlier commit: kept next to the full run's recovery table.
+    results.recoverySideBySide = { ref: before, commit: beforeBuild.commit, startedAt, finishedAt: new Date().toISOString(), runs };
+    writeFileSync("bench/results/full.json", `${JSON.stringify(results, null, 2)}\n`);
+    writeReport(results);
     process.exit(0);
   }
-  const results = JSON.parse(readFileSync("bench/results/full.json", "utf8"));
+  if (argAfter("--keys") || pacing !== undefined || beforeBuild) process.exit(0);
   results.recovery = runs.map(({ build: _build, vars: _vars, loadAverageBefore: _a, loadAverageAfter: _b, ...r }) => r);
   results.recoveryRerunAt = new Date().toISOString();
   writeFileSync("bench/results/full.json", `${JSON.stringify(results, null, 2)}\n`);
