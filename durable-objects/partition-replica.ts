@@ -57,7 +57,7 @@ export class PartitionReplica extends DurableObject<Env> {
     return this.#gate(() => this.#host.readResults(epoch, filter));
   }
   async status() {
-    return this.#gate(() => this.#host.status());
+    return this.#gate(() => this.#host.probe());
   }
   async beginSeed(epoch: number) {
     return this.#gate(() => beginSeed(this.#host, epoch));

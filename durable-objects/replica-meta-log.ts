@@ -18,6 +18,13 @@ const PARTS = Object.keys(META_PARTS) as MetaPart[];
 /** A log row grows by appends up to about this many characters (SQLite values stay far below 2 MB). */
 const SEGMENT_CHARS = 64_000;
 
+/**
+ * Log rows one step deletes at most: the checkpoint of a large state can free thousands
+ * (≈64k characters each), which in one step would stall the object; the rest go in the
+ * next steps. Rows left behind by a restart are below the checkpoint, where no load reads.
+ */
+const TRIM_ROWS_PER_STEP = 64;
+
 export class ReplicaMetaLog {
   readonly #sql: CountedSql;
   /** The meta as stored, and each part's stored row (null / empty: unknown, write every part). */
@@ -27,6 +34,8 @@ export class ReplicaMetaLog {
   readonly #values = new Map<MetaPart, readonly unknown[]>();
   /** The log row this object wrote last, which later entries may extend (null: start a new row). */
   #open: { firstLsn: number; lastLsn: number; chars: number } | null = null;
+  /** The trim still being carried out, a few rows per step (null: none). */
+  #trimThrough: number | null = null;
 
   constructor(sql: CountedSql) {
     this.#sql = sql;
@@ -103,16 +112,30 @@ export class ReplicaMetaLog {
     );
   }
 
-  /** Deletes whole rows at or behind `throughLsn`, so a row holding an entry still needed stays. */
+  /**
+   * Deletes whole rows at or behind `throughLsn` (a row holding an entry still needed
+   * stays), at most `TRIM_ROWS_PER_STEP` now and the rest in the next calls of `continueTrim`.
+   */
   trimLog(throughLsn: number): void {
-    this.#sql.run("DELETE FROM log_groups WHERE first_lsn <= ? AND last_lsn <= ?", throughLsn, throughLsn);
-    if (this.#open && this.#open.lastLsn <= throughLsn) this.#open = null;
+    this.#trimThrough = Math.max(throughLsn, this.#trimThrough ?? 0);
+    this.continueTrim();
+  }
+
+  /** Deletes the next few rows of a trim not finished yet (inside a step's transaction). */
+  continueTrim(): void {
+    const through = this.#trimThrough;
+    if (through === null) return;
+    const batch = "SELECT first_lsn FROM log_groups WHERE first_lsn <= ? AND last_lsn <= ? ORDER BY first_lsn LIMIT ?";
+    const gone = this.#sql.all(`DELETE FROM log_groups WHERE first_lsn IN (${batch}) RETURNING first_lsn`, through, through, TRIM_ROWS_PER_STEP);
+    if (gone.length < TRIM_ROWS_PER_STEP) this.#trimThrough = null;
+    if (this.#open && this.#open.lastLsn <= through) this.#open = null;
   }
 
   /** What is stored is no longer known (a rolled-back transaction, a wipe): the next write rewrites every part. */
   forget(): void {
     this.#stored = null;
     this.#open = null;
+    this.#trimThrough = null;
     this.#written.clear();
     this.#values.clear();
   }

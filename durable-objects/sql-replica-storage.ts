@@ -10,7 +10,7 @@ import type { ReplicaEffects } from "../shared/replica/replica-state.ts";
 import type { ReplicaStorage } from "../shared/replica/replica-storage.ts";
 import type { NumberedOutput } from "../shared/wire/replica-rpc.ts";
 import type { ResultFilter } from "../shared/operators/operator.ts";
-import { piecesToRows } from "../shared/checkpoint/checkpoint-rows.ts";
+import { writeCheckpoint } from "./checkpoint-staging.ts";
 import { CountedSql } from "../platform/counted-sql.ts";
 import { migrateFirstLayout, outputsQuery, SCHEMA, TABLES } from "./replica-layout.ts";
 import { ReplicaMetaLog } from "./replica-meta-log.ts";
@@ -44,16 +44,17 @@ export class SqlReplicaStorage implements ReplicaStorage {
     return this.#metaLog.loadMeta();
   }
 
-  loadCheckpointRows(): string[] {
-    return this.#sql.all<{ body: string }>("SELECT body FROM checkpoint ORDER BY chunk").map((row) => row.body);
+  loadCheckpointRows(lsn: number): string[] {
+    return this.#sql.all<{ body: string }>("SELECT body FROM checkpoint WHERE lsn = ? ORDER BY chunk", lsn).map((row) => row.body);
   }
 
-  checkpointChunkCount(): number {
-    return this.#sql.all<{ n: number }>("SELECT COUNT(*) AS n FROM checkpoint")[0]?.n ?? 0;
+  checkpointChunkCount(lsn: number): number {
+    return this.#sql.all<{ n: number }>("SELECT COUNT(*) AS n FROM checkpoint WHERE lsn = ?", lsn)[0]?.n ?? 0;
   }
 
-  readCheckpointChunk(index: number): string | null {
-    return this.#sql.all<{ body: string }>("SELECT body FROM checkpoint WHERE chunk = ?", index)[0]?.body ?? null;
+  /** The stored checkpoint's chunks come first: staged rows are numbered after them (`stageCheckpoint`). */
+  readCheckpointChunk(lsn: number, index: number): string | null {
+    return this.#sql.all<{ body: string }>("SELECT body FROM checkpoint WHERE chunk = (SELECT MIN(chunk) FROM checkpoint) + ? AND lsn = ?", index, lsn)[0]?.body ?? null;
   }
 
   /** Log entries with `fromLsn ≤ lsn ≤ toLsn`, ascending. */
@@ -132,12 +133,9 @@ export class SqlReplicaStorage implements ReplicaStorage {
         this.#metaLog.writeMeta(meta, effects);
         this.#metaLog.writeLog(effects.log);
         for (const output of effects.outputs) this.#insertOutput(output, "INSERT");
-        if (effects.checkpoint) {
-          const { lsn, pieces } = effects.checkpoint;
-          sql.run("DELETE FROM checkpoint");
-          piecesToRows(pieces, this.#chunkChars).forEach((row, i) => sql.run("INSERT INTO checkpoint (chunk, lsn, body) VALUES (?, ?, ?)", i, lsn, row));
-        }
+        writeCheckpoint(sql, effects, meta.checkpointLsn, this.#chunkChars);
         if (effects.trimLogThrough !== undefined) this.#metaLog.trimLog(effects.trimLogThrough);
+        else this.#metaLog.continueTrim();
       });
     } catch (err) {
       // Rolled back: what is stored is no longer known, so the next write rewrites every part.

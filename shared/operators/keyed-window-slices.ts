@@ -5,12 +5,13 @@
  */
 import type { KeyedWindows } from "./keyed-windows.ts";
 import type { StateSlicing } from "./state-slices.ts";
+import { addSlot, openWindow, openWindowsCursor } from "./keyed-window-cursor.ts";
 
 type Open<A> = KeyedWindows<A>["open"];
 
 /** @param isAccumulator checks one restored accumulator. */
 export function keyedWindowSlicing<A>(isAccumulator: (acc: Record<string, unknown>) => boolean): StateSlicing<KeyedWindows<A>> {
-  return { split: splitWindows, fromHead: windowsFromHead, addSlice: (state, slice) => addWindowSlice(state, slice, isAccumulator) };
+  return { split: splitWindows, fromHead: windowsFromHead, addSlice: (state, slice) => addWindowSlice(state, slice, isAccumulator), cursor: openWindowsCursor };
 }
 
 function splitWindows<A>(state: KeyedWindows<A>, perSlice: number): { head: unknown; slices: unknown[] } {
@@ -41,13 +42,14 @@ function addWindowSlice<A>(state: KeyedWindows<A>, slice: unknown, isAccumulator
   if (typeof slice !== "object" || slice === null || Array.isArray(slice)) throw new Error("checkpoint slice: not an object");
   for (const [start, byKey] of Object.entries(slice as Record<string, unknown>)) {
     if (!Number.isFinite(Number(start)) || typeof byKey !== "object" || byKey === null) throw new Error(`checkpoint slice: malformed window ${start}`);
-    const into = (state.open[start] ??= {});
+    const into = openWindow(state, start);
     for (const [slot, acc] of Object.entries(byKey as Record<string, unknown>)) {
       // Slots carry the `$` prefix, so none can be `__proto__`.
       if (!slot.startsWith("$") || typeof acc !== "object" || acc === null || !isAccumulator(acc as Record<string, unknown>)) {
         throw new Error(`checkpoint slice: malformed accumulator in window ${start}`);
       }
-      into[slot] = acc as A;
+      if (Object.hasOwn(into, slot)) into[slot] = acc as A;
+      else addSlot(into, slot, acc as A);
     }
   }
 }

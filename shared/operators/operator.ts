@@ -14,7 +14,7 @@
  * - Keys of objects built from user strings need a prefix (e.g. `$`) so `__proto__` is safe.
  */
 import type { FluxRecord, ResultPosition, WindowResult } from "../wire/window-result.ts";
-import { addSliceTo, splitState, stateFromHead, type SplitState, type StateSlicing } from "./state-slices.ts";
+import { addSliceTo, openCursor, splitState, stateFromHead, type SliceCursor, type SplitState, type StateSlicing } from "./state-slices.ts";
 
 /** A field each record carries after key and time: numbers are finite and within ±1e15; strings also accept numbers (as their decimal text). */
 export interface RecordField {
@@ -73,6 +73,12 @@ export interface LiveOperator {
   snapshot(): unknown;
   /** The state as a head and slices of at most `perSlice` entries; serialize them before the next call mutates it. */
   split(perSlice: number): SplitState;
+  /**
+   * A cursor writing the state as of now slice by slice while later calls mutate it, or
+   * null when the operator cannot (then `split`). Closed, and `aborted` set, if the
+   * operator ever returns a new state object while it is open.
+   */
+  cursor(perSlice: number): (SliceCursor & { readonly aborted: boolean }) | null;
   openResults(filter: ResultFilter): WindowResult[];
   lateRecords(): number;
 }
@@ -98,12 +104,37 @@ export function restoreSliced<S>(operator: Operator<S>, head: unknown, sliced: b
 
 function bindState<S>(operator: Operator<S>, initial: S): LiveOperator {
   let state = initial;
+  let open: { cursor: SliceCursor; aborted: boolean } | null = null;
+  const become = (next: S): void => {
+    // Copy-on-write follows the state object: a new one leaves the cursor blind.
+    if (next !== state && open) {
+      open.aborted = true;
+      open.cursor.close();
+      open = null;
+    }
+    state = next;
+  };
   return {
     process(records, out) {
-      state = operator.process(state, records, out);
+      become(operator.process(state, records, out));
     },
     tick(timeMs, out) {
-      if (operator.tick) state = operator.tick(state, timeMs, out);
+      if (operator.tick) become(operator.tick(state, timeMs, out));
+    },
+    cursor(perSlice) {
+      const cursor = openCursor(operator, state, perSlice);
+      if (!cursor) return null;
+      const handle = { cursor, aborted: false };
+      open = handle;
+      return {
+        head: cursor.head,
+        slices: cursor.slices,
+        next: () => cursor.next(),
+        close: () => cursor.close(),
+        get aborted() {
+          return handle.aborted;
+        },
+      };
     },
     snapshot: () => (operator.snapshot ? operator.snapshot(state) : state),
     split: (perSlice) => splitState(operator, state, perSlice),

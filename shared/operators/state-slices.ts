@@ -17,6 +17,24 @@ export interface StateSlicing<S> {
   fromHead(head: unknown): S;
   /** Adds one slice's entries to `state`; throws (leaving `state` unusable) if the slice is malformed. */
   addSlice(state: S, slice: unknown): void;
+  /**
+   * Opens a cursor that writes the state as of now in slices, one per call, while later
+   * steps go on mutating it (copy-on-write: `keyed-window-cursor.ts`). Without it, a
+   * checkpoint is split in one step.
+   */
+  cursor?(state: S, perSlice: number): SliceCursor;
+}
+
+/** A checkpoint of a state as of the moment it was opened, written slice by slice. */
+export interface SliceCursor {
+  /** The head, as `split` would give it at the opening. */
+  readonly head: unknown;
+  /** How many slices `next` gives in all. */
+  readonly slices: number;
+  /** The JSON text of the next slice, or null past the last. */
+  next(): string | null;
+  /** Stops keeping preimages; the cursor is unusable after it. */
+  close(): void;
 }
 
 /** A state split for a checkpoint; `sliced: false` when the head is the whole snapshot (the operator has no `slicing`). */
@@ -30,6 +48,11 @@ export interface SplitState {
 export function splitState<S>(operator: Operator<S>, state: S, perSlice: number): SplitState {
   if (operator.slicing) return { ...operator.slicing.split(state, perSlice), sliced: true };
   return { head: operator.snapshot ? operator.snapshot(state) : state, slices: [], sliced: false };
+}
+
+/** A cursor over the state as of now (see {@link StateSlicing.cursor}), or null when the operator has none. */
+export function openCursor<S>(operator: Operator<S>, state: S, perSlice: number): SliceCursor | null {
+  return operator.slicing?.cursor?.(state, perSlice) ?? null;
 }
 
 /** A state rebuilt from a head (`sliced: false`: the whole snapshot, restored with `restore`), to which `addSlice` adds slices. */

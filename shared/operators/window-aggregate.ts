@@ -16,6 +16,7 @@ import { topKAdd, topKCreate, topKTop, type TopKState } from "./sketches/space-s
 import { advanceTo, openWindowResults, slotOfKey } from "./keyed-windows.ts";
 import { accumulatorCheck, isWindowAggregateState, type Accumulator, type WindowAggregateState } from "./window-aggregate-state.ts";
 import { keyedWindowSlicing } from "./keyed-window-slices.ts";
+import { addSlot, keepPreimage, openWindow } from "./keyed-window-cursor.ts";
 
 /** The Space-Saving capacity of a `topk` aggregate that sets none. */
 export function defaultCapacity(k: number): number {
@@ -87,13 +88,14 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
     return { key, windowStartMs: startMs, windowEndMs: startMs + sizeMs, values, closed };
   };
 
-  const addTo = (byKey: WindowAggregateState["open"][string], slot: string, values: readonly (number | string)[]): void => {
+  const addTo = (state: WindowAggregateState, byKey: WindowAggregateState["open"][string], slot: string, values: readonly (number | string)[]): void => {
     let acc = byKey[slot];
-    if (!acc) {
+    if (acc) keepPreimage(state, byKey, slot);
+    else {
       acc = { n: 0, sum: new Array<number>(width).fill(0), min: [], max: [] };
       if (sketches.length > 0) acc.hll = sketches.map((s) => hllCreate(s.precision));
       if (summaries.length > 0) acc.top = summaries.map((s) => topKCreate(s.capacity));
-      byKey[slot] = acc;
+      addSlot(byKey, slot, acc);
     }
     acc.n += 1;
     for (let i = 0; i < width; i++) {
@@ -133,7 +135,7 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
         // Every window [start, start + size) holding timeMs, newest first; closed ones are skipped.
         for (let start = Math.floor(timeMs / slideMs) * slideMs; start + sizeMs > timeMs; start -= slideMs) {
           if (start + sizeMs <= watermarkMs) break;
-          addTo((state.open[start] ??= {}), slot, values);
+          addTo(state, openWindow(state, start), slot, values);
           counted = true;
         }
         if (!counted) {

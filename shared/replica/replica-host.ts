@@ -10,7 +10,8 @@ import type { BatchOutcome, FlushReply, InitReplica, NumberedOutput, Refusal, Re
 import { compareResults, type WindowResult } from "../wire/window-result.ts";
 import { emptyReplicaState, restoreReplicaState, statusOf, type ReplicaState, type ReplicaTuning, type RestoredCheckpoint } from "./replica-state.ts";
 import { Forwarder, type ForwardPort } from "./forwarder.ts";
-import { ackStandby, checkEpoch, configure, logBatches, replicate, takeCheckpoint, type BatchVerdict, type StepResult } from "./replica-steps.ts";
+import { ackStandby, checkEpoch, configure, logBatches, replicate, type BatchVerdict, type StepResult } from "./replica-steps.ts";
+import { continueCheckpoint, takeCheckpoint } from "../checkpoint/checkpoint-steps.ts";
 import type { ReplicaStorage } from "./replica-storage.ts";
 
 /** The refusal of a replica that was never initialised. */
@@ -129,11 +130,14 @@ export class ReplicaHost {
     return state && statusOf(state);
   }
 
-  /**
-   * Keeps every log entry above `lsn` until a standby is attached or the epoch changes
-   * (seeding). A hold only ever moves down: a late or repeated request must not release
-   * entries an earlier snapshot's copy still needs.
-   */
+  /** A probe's answer: {@link status}, after staging the next slice of a checkpoint spread over steps, so an idle replica finishes it. */
+  probe(): ReplicaStatus | null {
+    if (this.load()?.spread) this.#step(() => ({ reply: null, effects: { log: [], outputs: [] } }));
+    return this.status();
+  }
+
+  /** Keeps every log entry above `lsn` until a standby is attached or the epoch changes (seeding). A hold only
+   * moves down: a late or repeated request must not release entries an earlier snapshot's copy still needs. */
   holdLog(lsn: number): void {
     const state = this.load();
     if (!state) return;
@@ -144,11 +148,7 @@ export class ReplicaHost {
 
   /** Checkpoints the stable state now (a survivor asked for a seed before its first checkpoint). */
   checkpointNow(): void {
-    const state = this.load();
-    if (!state) return;
-    const effects: StepResult<unknown>["effects"] = { log: [], outputs: [] };
-    takeCheckpoint(state, effects, this.#tuning);
-    this.#persist(state, effects);
+    this.#step((state) => ({ reply: null, effects: takeCheckpoint(state, { log: [], outputs: [] }, this.#tuning) }));
   }
 
   /** Takes a freshly installed seed as its state without reading it back from storage. */
@@ -167,6 +167,8 @@ export class ReplicaHost {
     const state = this.load();
     if (!state) return NOT_INITIALISED;
     const { reply, effects } = run(state);
+    // One slice per step; the step that began a spread checkpoint staged its first already.
+    if (!effects.checkpointStage?.begin) continueCheckpoint(state, effects);
     this.#persist(state, effects);
     this.#forwarder.settle(effects.late);
     return reply;
@@ -187,7 +189,7 @@ export class ReplicaHost {
     if (this.#state) return this.#state;
     const meta = this.storage.loadMeta();
     if (!meta) return null;
-    const checkpoint = restoreCheckpoint(meta.spec, this.storage.loadCheckpointRows());
+    const checkpoint = restoreCheckpoint(meta.spec, this.storage.loadCheckpointRows(meta.checkpointLsn));
     // To the log's end: the stored LSN may be behind it (progress-durability.ts). Pending entries are forwarded at once.
     const log = this.storage.readLog((checkpoint?.lsn ?? 0) + 1, Number.MAX_SAFE_INTEGER);
     const state = (this.#state = restoreReplicaState(meta, checkpoint, log, this.#tuning));

@@ -1,8 +1,9 @@
 /**
  * Online recovery, replica side (DESIGN.md §4). The survivor offers its stored checkpoint,
  * already serialized and chunked in storage, so seeding costs it no serialization; it holds
- * its log above the checkpoint's LSN (and takes no new checkpoint) until the new standby
- * is attached. The fresh replica stages each chunk and restores the slice it completes
+ * its log above the checkpoint's LSN (and takes no new checkpoint, nor finishes a spread
+ * one: `checkpoint-steps.ts`) until the new standby is attached. Only a complete
+ * checkpoint is ever offered. The fresh replica stages each chunk and restores the slice it completes
  * (`seed-progress.ts`), stages outputs, then installs the staged rows atomically as its
  * checkpoint and becomes a standby that catches up from the survivor's log.
  */
@@ -22,10 +23,10 @@ export function beginSeed(host: ReplicaHost, epoch: number): BeginSeedReply {
   if (!state) return NOT_INITIALISED;
   const refusal = checkEpoch(state, epoch, "primary");
   if (refusal) return refusal;
-  if (host.storage.checkpointChunkCount() === 0) host.checkpointNow();
+  if (host.storage.checkpointChunkCount(state.meta.checkpointLsn) === 0) host.checkpointNow();
   const { checkpointLsn: lsn, checkpointOutputSeq: outputSeq } = state.meta;
   host.holdLog(lsn);
-  return { status: "ok", id: snapshotId(lsn), lsn, outputSeq, chunks: host.storage.checkpointChunkCount() };
+  return { status: "ok", id: snapshotId(lsn), lsn, outputSeq, chunks: host.storage.checkpointChunkCount(lsn) };
 }
 
 /** Survivor: one chunk of the seed snapshot; `gone` once the stored checkpoint is no longer that snapshot. */
@@ -34,7 +35,7 @@ export function readSeedChunk(host: ReplicaHost, epoch: number, id: string, inde
   if (!state) return NOT_INITIALISED;
   const refusal = checkEpoch(state, epoch, "primary");
   if (refusal) return refusal;
-  const body = snapshotId(state.meta.checkpointLsn) === id ? host.storage.readCheckpointChunk(index) : null;
+  const body = snapshotId(state.meta.checkpointLsn) === id ? host.storage.readCheckpointChunk(state.meta.checkpointLsn, index) : null;
   return body === null ? { status: "gone" } : { status: "ok", body, lsn: state.meta.lsn };
 }
 

@@ -10,6 +10,7 @@ import type { DedupState, LogEntry, ReplicaMeta } from "../wire/persisted.ts";
 import type { NumberedOutput, ReplicaStatus } from "../wire/replica-rpc.ts";
 import type { FluxRecord, WindowResult } from "../wire/window-result.ts";
 import { tickTimeOf } from "./clock-ticks.ts";
+import type { SpreadCheckpoint } from "../checkpoint/checkpoint-steps.ts";
 
 /** Everything a replica holds in memory. */
 export interface ReplicaState {
@@ -26,6 +27,8 @@ export interface ReplicaState {
   charsSinceCheckpoint: number;
   /** Size of the last checkpoint taken or restored, characters (0: none). */
   lastCheckpointChars: number;
+  /** A checkpoint being written over several steps (memory only: a restart drops it). */
+  spread: SpreadCheckpoint | null;
 }
 
 
@@ -35,6 +38,13 @@ export interface ReplicaEffects {
   outputs: NumberedOutput[];
   /** A new checkpoint as of `lsn`: its pieces (header, then slices), see `shared/checkpoint/`. */
   checkpoint?: { lsn: number; pieces: string[] };
+  /**
+   * Part of a checkpoint as of `lsn` written over several steps (`checkpoint-steps.ts`):
+   * `begin` drops rows staged by an earlier unfinished one, `pieces` are appended after
+   * the staged rows, and `complete` makes the staged rows the checkpoint (deleting the
+   * old one) in the same transaction as the meta that names `lsn` as `checkpointLsn`.
+   */
+  checkpointStage?: { lsn: number; begin: boolean; pieces: string[]; complete: boolean };
   /** Log entries with LSN ≤ this may be deleted. */
   trimLogThrough?: number;
   /** Records the operator dropped as too late, by LSN, for entries applied in this step (none: 0). */
@@ -64,7 +74,7 @@ export function emptyReplicaState(meta: ReplicaMeta, checkpoint?: RestoredCheckp
   const compiled = compileDataflow(meta.spec);
   const operator = checkpoint?.operator ?? compiled.bind();
   const dedup = checkpoint?.dedup ?? {};
-  return { meta, operator, maxWindowMs: compiled.maxWindowMs, dedup, pending: [], sinceCheckpoint: 0, charsSinceCheckpoint: 0, lastCheckpointChars: checkpoint?.chars ?? 0 };
+  return { meta, operator, maxWindowMs: compiled.maxWindowMs, dedup, pending: [], sinceCheckpoint: 0, charsSinceCheckpoint: 0, lastCheckpointChars: checkpoint?.chars ?? 0, spread: null };
 }
 
 /** A replica's progress, for probes and status pages. */

@@ -7,7 +7,7 @@ import { highestSeq, judgeSeq, recordSeq } from "../dedup.ts";
 import type { Refusal } from "../wire/replica-rpc.ts";
 import type { BatchOutcome, InitReplica, Replicate, ReplicateReply, Write } from "../wire/replica-rpc.ts";
 import type { LogEntry, Role } from "../wire/persisted.ts";
-import { checkpointPieces, KEYS_PER_SLICE } from "../checkpoint/checkpoint-pieces.ts";
+import { startCheckpoint } from "../checkpoint/checkpoint-steps.ts";
 import { applyEntry, logWeight, type ReplicaEffects, type ReplicaState, type ReplicaTuning } from "./replica-state.ts";
 
 /** A step's outcome: the reply to send and the writes to make first. */
@@ -144,28 +144,7 @@ function applyStable(state: ReplicaState, entries: readonly LogEntry[], tuning: 
   // is a quarter of that size: checkpoint cost stays proportional to the data ingested,
   // and a restart replays at most that much log (issue 5: large states). While a fresh
   // standby is seeded from the stored checkpoint, that checkpoint must stay as it is.
+  // A large state's checkpoint is spread over the next steps (`checkpoint-steps.ts`).
   const due = state.sinceCheckpoint >= tuning.checkpointEvery && state.charsSinceCheckpoint * 4 >= state.lastCheckpointChars;
-  if (due && meta.holdLogAfterLsn === null) takeCheckpoint(state, effects, tuning);
-}
-
-/** Snapshots the stable state into `effects` and trims the log behind it where allowed. */
-export function takeCheckpoint(state: ReplicaState, effects: ReplicaEffects, tuning: ReplicaTuning): void {
-  const meta = state.meta;
-  // Serialized now: the next step mutates the operator state in place.
-  const pieces = checkpointPieces(meta.appliedLsn, meta.outputSeq, state.dedup, state.operator, tuning.checkpointSliceKeys ?? KEYS_PER_SLICE);
-  effects.checkpoint = { lsn: meta.appliedLsn, pieces };
-  state.lastCheckpointChars = pieces.reduce((n, piece) => n + piece.length, 0);
-  state.charsSinceCheckpoint = 0;
-  state.sinceCheckpoint = 0;
-  meta.checkpointLsn = meta.appliedLsn;
-  meta.checkpointOutputSeq = meta.outputSeq;
-  effects.trimLogThrough = trimmableThrough(meta);
-}
-
-/** The highest LSN the log may drop: behind the checkpoint, the standby's ack and any seeding hold. */
-function trimmableThrough(meta: ReplicaState["meta"]): number {
-  let through = meta.checkpointLsn;
-  if (meta.role === "primary" && meta.hasStandby) through = Math.min(through, meta.standbyAckLsn);
-  if (meta.holdLogAfterLsn !== null) through = Math.min(through, meta.holdLogAfterLsn);
-  return through;
+  if (due && meta.holdLogAfterLsn === null && state.spread === null) startCheckpoint(state, effects, tuning);
 }

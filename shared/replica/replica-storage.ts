@@ -11,12 +11,16 @@ import type { ReplicaEffects } from "./replica-state.ts";
 export interface ReplicaStorage {
   /** The stored meta, or null for a replica never initialised. */
   loadMeta(): ReplicaMeta | null;
-  /** The stored checkpoint's rows in order (`shared/checkpoint/checkpoint-rows.ts`; none: empty). */
-  loadCheckpointRows(): string[];
-  /** How many chunks the stored checkpoint has (0: none); chunks stay well under the RPC size limit. */
-  checkpointChunkCount(): number;
-  /** One chunk of the stored checkpoint's serialized form, or null past the end. */
-  readCheckpointChunk(index: number): string | null;
+  /**
+   * The rows in order of the stored checkpoint as of `lsn` (the meta's `checkpointLsn`;
+   * `shared/checkpoint/checkpoint-rows.ts`; none: empty). Rows staged by a spread
+   * checkpoint not finished yet carry a higher LSN and are never part of it.
+   */
+  loadCheckpointRows(lsn: number): string[];
+  /** How many chunks the stored checkpoint as of `lsn` has (0: none); chunks stay well under the RPC size limit. */
+  checkpointChunkCount(lsn: number): number;
+  /** One chunk of the stored checkpoint as of `lsn`, or null past the end (or when the stored one is not as of `lsn`). */
+  readCheckpointChunk(lsn: number, index: number): string | null;
   /** Log entries with `fromLsn ≤ lsn ≤ toLsn`, ascending. */
   readLog(fromLsn: number, toLsn: number): LogEntry[];
   /** Closed results of windows overlapping [fromMs, toMs) (for `key` if given), in (start, key) order. */

@@ -100,7 +100,7 @@ export class MemoryCluster implements ReplicaPort, MonitorPort {
   readLog: MonitorPort["readLog"] = (name, epoch, from, to) => this.#call(name, "readLog", (h) => h.readLog(epoch, from, to));
   flush: MonitorPort["flush"] = (name, epoch) => this.#call(name, "flush", (h) => h.flush(epoch));
 
-  probe: MonitorPort["probe"] = (name) => this.#call(name, "probe", (h) => h.status());
+  probe: MonitorPort["probe"] = (name) => this.#call(name, "probe", (h) => h.probe());
   configure: MonitorPort["configure"] = (name, msg) => this.#call(name, "configure", (h) => h.init(msg));
   beginSeed: MonitorPort["beginSeed"] = (name, epoch) => this.#call(name, "beginSeed", (h) => beginSeed(h, epoch));
   readSeedChunk: MonitorPort["readSeedChunk"] = (name, epoch, id, index) =>

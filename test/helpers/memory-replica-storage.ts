@@ -19,8 +19,8 @@ const MEMORY_CHUNK_CHARS = 400;
 export class MemoryReplicaStorage implements ReplicaStorage {
   meta: ReplicaMeta | null = null;
   readonly log = new Map<number, LogEntry>();
-  /** The checkpoint's rows, as SQLite keeps them in its `checkpoint` table. */
-  checkpoint: string[] = [];
+  /** The `checkpoint` table's rows in chunk order: the stored checkpoint's, then any staged by a spread one (`checkpoint-staging.ts`). */
+  checkpointRows: Array<{ lsn: number; body: string }> = [];
   outputs: NumberedOutput[] = [];
   readonly staged = new Map<string, string>();
   /** When set, the next `persist` throws before writing anything (a failed transaction). */
@@ -30,16 +30,22 @@ export class MemoryReplicaStorage implements ReplicaStorage {
     return this.meta ? structuredClone(this.meta) : null;
   }
 
-  loadCheckpointRows(): string[] {
-    return [...this.checkpoint];
+  /** The stored checkpoint's rows (those of the stored meta's `checkpointLsn`). */
+  get checkpoint(): string[] {
+    return this.loadCheckpointRows(this.meta?.checkpointLsn ?? 0);
   }
 
-  checkpointChunkCount(): number {
-    return this.checkpoint.length;
+  loadCheckpointRows(lsn: number): string[] {
+    return this.checkpointRows.filter((row) => row.lsn === lsn).map((row) => row.body);
   }
 
-  readCheckpointChunk(index: number): string | null {
-    return this.checkpoint[index] ?? null;
+  checkpointChunkCount(lsn: number): number {
+    return this.loadCheckpointRows(lsn).length;
+  }
+
+  readCheckpointChunk(lsn: number, index: number): string | null {
+    const row = this.checkpointRows[index];
+    return row?.lsn === lsn ? row.body : null;
   }
 
   readLog(fromLsn: number, toLsn: number): LogEntry[] {
@@ -95,14 +101,14 @@ export class MemoryReplicaStorage implements ReplicaStorage {
 
   installSeed(meta: ReplicaMeta, snapshotId: string, chunks: number): void {
     this.persist(meta, { log: [], outputs: [] });
-    this.checkpoint = this.readStagedSeed(snapshotId, chunks);
+    this.checkpointRows = this.readStagedSeed(snapshotId, chunks).map((body) => ({ lsn: meta.checkpointLsn, body }));
     this.staged.clear();
   }
 
   wipe(): void {
     this.meta = null;
     this.log.clear();
-    this.checkpoint = [];
+    this.checkpointRows = [];
     this.outputs = [];
     this.staged.clear();
   }
@@ -115,7 +121,16 @@ export class MemoryReplicaStorage implements ReplicaStorage {
     this.meta = structuredClone(durableMeta(this.meta, meta, effects));
     for (const entry of effects.log) this.log.set(entry.lsn, { ...entry });
     for (const output of effects.outputs) this.outputs.push(structuredClone(output));
-    if (effects.checkpoint) this.checkpoint = piecesToRows(effects.checkpoint.pieces, MEMORY_CHUNK_CHARS);
+    if (effects.checkpoint) {
+      const { lsn, pieces } = effects.checkpoint;
+      this.checkpointRows = piecesToRows(pieces, MEMORY_CHUNK_CHARS).map((body) => ({ lsn, body }));
+    }
+    const stage = effects.checkpointStage;
+    if (stage) {
+      if (stage.begin && !stage.complete) this.checkpointRows = this.checkpointRows.filter((row) => row.lsn === meta.checkpointLsn);
+      for (const body of piecesToRows(stage.pieces, MEMORY_CHUNK_CHARS)) this.checkpointRows.push({ lsn: stage.lsn, body });
+      if (stage.complete) this.checkpointRows = this.checkpointRows.filter((row) => row.lsn === stage.lsn);
+    }
     if (effects.trimLogThrough !== undefined) {
       for (const lsn of [...this.log.keys()]) if (lsn <= effects.trimLogThrough) this.log.delete(lsn);
     }

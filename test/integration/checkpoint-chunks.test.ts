@@ -59,7 +59,7 @@ describe("checkpoint chunks", () => {
       return Array.from({ length: 11 }, (_, i) => {
         const storage = new SqlReplicaStorage(state.storage, i + 3);
         storage.persist(meta, { log: [], outputs: [], checkpoint: { lsn: 7, pieces } });
-        const restored = restoreCheckpoint(meta.spec, storage.loadCheckpointRows());
+        const restored = restoreCheckpoint(meta.spec, storage.loadCheckpointRows(7));
         return restored && { lsn: restored.lsn, outputSeq: restored.outputSeq, dedup: restored.dedup, operator: restored.operator.snapshot() };
       });
     });
@@ -73,7 +73,7 @@ describe("checkpoint chunks", () => {
       const storage = new SqlReplicaStorage(state.storage);
       // As the adapter before issue 12 wrote it: one JSON text cut every 5 units.
       chunkText(JSON.stringify(checkpoint), 5).forEach((chunk, i) => state.storage.sql.exec("INSERT INTO checkpoint (chunk, lsn, body) VALUES (?, ?, ?)", i, 4, chunk));
-      const restored = restoreCheckpoint(meta.spec, storage.loadCheckpointRows());
+      const restored = restoreCheckpoint(meta.spec, storage.loadCheckpointRows(4));
       return restored && { lsn: restored.lsn, outputSeq: restored.outputSeq, dedup: restored.dedup, operator: restored.operator.snapshot() };
     });
     expect(loaded).toEqual({ lsn: 4, outputSeq: 1, dedup, operator: operatorState });

@@ -134,7 +134,7 @@ export class SimReplicas {
       replicate: (name, msg) => call(name, "replicate", (h) => this.#replicate(h, msg)),
       readLog: (name, epoch, fromLsn, toLsn) =>
         call(name, "readLog", (h) => hooked(hooks.readLog, h, { epoch, fromLsn, toLsn }, (m) => h.readLog(m.epoch, m.fromLsn, m.toLsn))),
-      probe: (name) => call(name, "probe", (h) => h.status(), probeDeadlineMs),
+      probe: (name) => call(name, "probe", (h) => h.probe(), probeDeadlineMs),
       configure: (name, msg) => call(name, "configure", (h) => h.init(msg)),
       beginSeed: (name, epoch) => call(name, "beginSeed", (h) => beginSeed(h, epoch)),
       readSeedChunk: (name, epoch, id, index) => call(name, "readSeedChunk", (h) => readSeedChunk(h, epoch, id, index)),

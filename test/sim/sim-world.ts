@@ -100,8 +100,8 @@ export class SimWorld {
     this.rng = makeRng(seed);
     this.variant = options.variant ?? null;
     const log = (line: string) => this.log(line);
-    // Two (window, key) entries per checkpoint slice: every checkpoint has several slices to copy and restore.
-    const tuning = { dedupWindow: 256, checkpointEvery: 1 + this.rng.int(4), checkpointSliceKeys: 2 };
+    // One (window, key) entry per checkpoint slice: every checkpoint has several slices to copy and restore.
+    const tuning = { dedupWindow: 256, checkpointEvery: 1 + this.rng.int(4), checkpointSliceKeys: 1 };
     this.hooks = variantHooks(this.variant, tuning);
     const checks = { hooks: this.hooks, violations: this.violations, history: this.history, trace: log };
     this.replicas = new SimReplicas(this.clock, this.rng, { maxLatencyMs: 8, slowMs: 200, duplicateChance: 0.05, forwardDeadlineMs: FORWARD_DEADLINE_MS, tuning }, checks);

@@ -8,6 +8,7 @@
 import type { Workload } from "./sim-world.ts";
 import { ackWholeGroup, acksEarly, answerPendingAtOnce, applyUnstable, doubleOnStandby, dropTicks, pageFromCursor, pageSkipsFirst, pageWithOpenWindow, logToStoredLsn, outputsWithoutProgress, pastGaps, shiftWindow, trimEarly, unfenced, withoutDedup, type VariantHooks } from "./variant-hooks.ts";
 import { adoptPartialSeed, progressPastHeld } from "./variant-hooks-seed.ts";
+import { replicateCurrentValues, trimAtCheckpointBegin, writeCurrentValues } from "./variant-hooks-checkpoint.ts";
 import { hideUnavailable, keepEpochOnTakeover, resumeFromLowest } from "./variant-hooks-monitor.ts";
 import type { Invariant } from "./violations.ts";
 
@@ -155,6 +156,18 @@ export const VARIANTS = {
     breaks: ["replicas-agree"],
     runs: [{ bound: 15 }, { workload: "heavy-hitters", bound: 15 }],
     hooks: () => ({ seedProgress: progressPastHeld }),
+  },
+  "checkpoint-current-values": {
+    what: "a checkpoint spread over steps writes its later slices from the current state instead of the state as of its LSN",
+    breaks: ["replicas-agree"],
+    runs: [{ bound: 50 }],
+    hooks: () => ({ write: writeCurrentValues, replicate: replicateCurrentValues }),
+  },
+  "trim-before-checkpoint-complete": {
+    what: "a replica trims its log through a spread checkpoint's LSN when the checkpoint begins, not when its last slice is written",
+    breaks: ["replicas-agree"],
+    runs: [{ bound: 20 }],
+    hooks: () => ({ storage: trimAtCheckpointBegin }),
   },
 } as const satisfies Record<string, VariantSpec>;
 

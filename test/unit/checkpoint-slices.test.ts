@@ -152,7 +152,7 @@ describe("installing a seed", () => {
       expect(done).toEqual({ status: "ok", lsn: begun.lsn });
       expect(fresh.load()?.operator.snapshot()).toEqual(host.load()?.operator.snapshot());
       // Installed as the rows it was sent: a restart loads the same state.
-      expect(storage.checkpoint).toEqual(Array.from({ length: begun.chunks }, (_, i) => host.storage.readCheckpointChunk(i)));
+      expect(storage.checkpoint).toEqual(Array.from({ length: begun.chunks }, (_, i) => host.storage.readCheckpointChunk(begun.lsn, i)));
       expect(new ReplicaHost(storage, tuning, noForwards).load()?.operator.snapshot()).toEqual(host.load()?.operator.snapshot());
     });
   }

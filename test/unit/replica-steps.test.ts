@@ -272,12 +272,12 @@ describe("durability", () => {
   it("spaces checkpoints so their cost stays proportional to the log written", async () => {
     const { host, storage } = replica("primary", false);
     let checkpoints = 0;
-    let last = storage.checkpoint;
+    let last = storage.meta?.checkpointLsn;
     for (let seq = 1; seq <= 60; seq++) {
       await host.write(batch(seq, `key-${seq}`, 100, 1));
-      if (storage.checkpoint !== last) {
+      if (storage.meta?.checkpointLsn !== last) {
         checkpoints += 1;
-        last = storage.checkpoint;
+        last = storage.meta?.checkpointLsn;
       }
     }
     // Every key is new, so the state grows with each batch while each batch adds a little log:

@@ -16,6 +16,7 @@ import { defineOperator } from "../define-operator.ts";
 import type { Emit, Operator, ResultFilter } from "../operator.ts";
 import { keyedWindowSlicing } from "../keyed-window-slices.ts";
 import { advanceTo, isKeyedWindows, openWindowResults, slotOfKey, type KeyedWindows, type ToResult } from "../keyed-windows.ts";
+import { addSlot, keepPreimage, openWindow } from "../keyed-window-cursor.ts";
 import type { FluxRecord, WindowResult } from "../../wire/window-result.ts";
 
 /**
@@ -83,14 +84,17 @@ function create(params: Params): Operator<HeavyHittersState> {
           state.lateRecords += 1;
           continue;
         }
-        const bySource = (state.open[start] ??= {});
-        const tally = (bySource[slotOfKey(source)] ??= { bytes: 0, packets: 0, dst: {}, nDst: 0 });
+        const bySource = openWindow(state, start);
+        const slot = slotOfKey(source);
+        let tally = bySource[slot];
+        if (tally) keepPreimage(state, bySource, slot);
+        else addSlot(bySource, slot, (tally = { bytes: 0, packets: 0, dst: {}, nDst: 0 }));
         tally.bytes += typeof bytes === "number" ? bytes : 0;
         tally.packets += 1;
         if (minDestinations !== undefined && tally.nDst < minDestinations && destination !== undefined) {
-          const slot = slotOfKey(String(destination));
-          if (!Object.hasOwn(tally.dst, slot)) {
-            tally.dst[slot] = 1;
+          const dst = slotOfKey(String(destination));
+          if (!Object.hasOwn(tally.dst, dst)) {
+            tally.dst[dst] = 1;
             tally.nDst += 1;
           }
         }
