@@ -4,6 +4,7 @@
  */
 import { Hono, type Context, type Next } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { z } from "zod";
 import { parseFluxConfig, type FluxConfig } from "../shared/config.ts";
 import { FluxError } from "../shared/errors.ts";
 import { buildOpenApi } from "../shared/openapi.ts";
@@ -15,6 +16,7 @@ import { newCoalescer } from "./cluster.ts";
 import { authenticate } from "./auth.ts";
 import { SuspectReports } from "./suspect-reports.ts";
 import { errorResponse, onError, onNotFound } from "./http-errors.ts";
+import { noQueryParameters, ROUTES_WITHOUT_QUERY } from "./no-query.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { dataflowRoutes } from "./routes/dataflows.ts";
 import { eventsRoutes } from "./routes/events.ts";
@@ -24,6 +26,21 @@ import { streamRoutes } from "./routes/streams.ts";
 import { statusRoutes } from "./routes/status.ts";
 import { subscribeRoutes } from "./routes/subscribe.ts";
 import { tokenRoutes } from "./routes/tokens.ts";
+
+/**
+ * The deployment's configuration. An invalid `[vars]` value is the operator's to fix, not
+ * the caller's and not a bug: the 500 says so, and the log line names the variable.
+ */
+function configOf(c: Context<AppEnv>): FluxConfig {
+  try {
+    return parseFluxConfig(c.env);
+  } catch (err) {
+    // Names only: a value may be anything, and the log is read more widely than wrangler.toml.
+    const names = err instanceof z.ZodError ? [...new Set(err.issues.map((issue) => String(issue.path[0])))].join(", ") : String(err);
+    console.error(`invalid configuration: ${names} (README, "Configuration")`, { method: c.req.method, path: c.req.path });
+    throw new FluxError("INTERNAL", "internal error: this deployment's configuration ([vars] in wrangler.toml) is invalid, so it answers 500 until its operator fixes it; the Worker log names the variable");
+  }
+}
 
 /** Creates the Worker's app. */
 export function createApp(): Hono<AppEnv> {
@@ -39,7 +56,7 @@ export function createApp(): Hono<AppEnv> {
 
   app.use("/v1/*", async (c, next) => {
     if (!cache) {
-      const config = parseFluxConfig(c.env);
+      const config = configOf(c);
       cache = { config, routing: new RoutingCache(config.routingCacheMs), suspects: new SuspectReports(), coalescer: newCoalescer(config) };
     }
     c.set("config", cache.config);
@@ -70,6 +87,8 @@ export function createApp(): Hono<AppEnv> {
         ),
     })(c, next),
   );
+
+  for (const [methods, path] of ROUTES_WITHOUT_QUERY) app.on(methods, path, noQueryParameters);
 
   app.route("/v1/dataflows", dataflowRoutes);
   app.route("/v1/dataflows", resultsRoutes);

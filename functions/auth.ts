@@ -44,7 +44,8 @@ function presentedCredential(c: Context<AppEnv>): { token: string; inUrl: boolea
   const header = c.req.header("authorization");
   if (header) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    return match?.[1] ? { token: match[1], inUrl: false } : null;
+    if (!match?.[1]) throw new FluxError("UNAUTHORIZED", "the Authorization header must be 'Bearer <token>': one token after the word Bearer");
+    return { token: match[1], inUrl: false };
   }
   const offered = (c.req.header("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim());
   const fromProtocol = offered.find((p) => p.startsWith(TOKEN_SUBPROTOCOL))?.slice(TOKEN_SUBPROTOCOL.length);

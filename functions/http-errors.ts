@@ -44,7 +44,12 @@ export function onError(err: Error, c: Context): Response {
   return errorResponse(c, new FluxError("INTERNAL", "internal error: a bug in Flux, not in the request; the Worker log has the details (please report it)"));
 }
 
+/** A fault path whose replica name kept its slashes: the name, and how it must be sent. */
+const RAW_REPLICA_NAME = /^\/v1\/admin\/replicas\/(.+\/.+)\/fault$/;
+
 /** `app.notFound`: unknown paths get the envelope too. */
 export function onNotFound(c: Context): Response {
-  return errorResponse(c, new FluxError("NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`));
+  const raw = RAW_REPLICA_NAME.exec(c.req.path)?.[1];
+  const hint = raw ? `: URL-encode the replica name's slashes (${raw.replaceAll("/", "%2F")})` : "";
+  return errorResponse(c, new FluxError("NOT_FOUND", `no route for ${c.req.method} ${c.req.path}${hint}`));
 }

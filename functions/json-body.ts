@@ -1,11 +1,11 @@
 /**
  * Reads request bodies strictly, before any validator (issue 11): the content type must
- * be JSON (415), the bytes valid UTF-8, the text valid JSON, nesting bounded and no
- * `__proto__` key. The body stays cached, so `zValidator("json", …)` reads the same bytes.
+ * be JSON (415), the bytes valid UTF-8, the text valid JSON, nesting bounded, no
+ * `__proto__` key and no key twice in one object. The body stays cached, so `zValidator("json", …)` reads the same bytes.
  */
 import type { MiddlewareHandler } from "hono";
 import { FluxError } from "../shared/errors.ts";
-import { checkJsonShape } from "../shared/http/json-shape.ts";
+import { checkJsonShape, findDuplicateKey } from "../shared/http/json-shape.ts";
 import type { AppEnv } from "./app-env.ts";
 
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
@@ -57,6 +57,10 @@ export const strictJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (problem) {
     const at = problem.path.length > 0 ? ` (at ${problem.path.join(".")})` : "";
     throw new FluxError("INVALID_REQUEST", `${problem.message}${at}`, { path: problem.path });
+  }
+  const duplicate = findDuplicateKey(text);
+  if (duplicate) {
+    throw new FluxError("INVALID_REQUEST", `${duplicate.message} (at ${duplicate.path.join(".")}): send each key once`, { path: duplicate.path });
   }
   await next();
 };

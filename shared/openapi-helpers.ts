@@ -70,9 +70,12 @@ const ERRORS = {
 } as const;
 type ErrorStatus = keyof typeof ERRORS;
 
-/** Error responses: the ones every authenticated route can give (401, 403, 500, 503), plus `more`, with optional descriptions. */
+/**
+ * Error responses: the ones every authenticated route can give (400 for a query parameter
+ * it does not take or a stray `access_token`, 401, 403, 500, 503), plus `more`, with optional descriptions.
+ */
 export function errors(more: readonly ErrorStatus[], descriptions: Partial<Record<ErrorStatus, string>> = {}) {
-  const statuses = new Set<ErrorStatus>(["401", "403", "500", "503", ...more]);
+  const statuses = new Set<ErrorStatus>(["400", "401", "403", "500", "503", ...more]);
   return Object.fromEntries([...statuses].sort().map((status) => [status, error(status, descriptions[status] ?? ERRORS[status])]));
 }
 

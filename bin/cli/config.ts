@@ -9,6 +9,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 import { UsageError } from "./exit-codes.ts";
+import { describeIssues } from "../../shared/http/describe-issues.ts";
 
 const ConfigFileSchema = z.strictObject({ url: z.string().url().optional(), token: z.string().min(1).optional(), adminToken: z.string().min(1).optional() });
 
@@ -55,6 +56,6 @@ function readConfigFile(explicit: string | undefined): z.infer<typeof ConfigFile
     throw new UsageError(`config file ${path} is not JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
   const parsed = ConfigFileSchema.safeParse(value);
-  if (!parsed.success) throw new UsageError(`config file ${path}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`);
+  if (!parsed.success) throw new UsageError(`config file ${path}: ${describeIssues(parsed.error.issues, value, [], "(root)").join("; ")}`);
   return parsed.data;
 }

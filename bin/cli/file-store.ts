@@ -8,6 +8,7 @@ import { mkdir, open, readFile, rename } from "node:fs/promises";
 import { dirname } from "node:path";
 import { z } from "zod";
 import { ProducerStateSchema, type ProducerState, type ProducerStore } from "../../shared/client/producer-store.ts";
+import { UsageError } from "./exit-codes.ts";
 
 /** What the saved state was produced from. */
 const InputSchema = z.object({ path: z.string(), stream: z.string(), bytes: z.number(), lines: z.number() });
@@ -24,7 +25,7 @@ export class FileStore implements ProducerStore {
     this.input = input;
   }
 
-  /** @throws Error when the file belongs to another input, or is not a saved state */
+  /** @throws UsageError (exit 2) when the file belongs to another input, or is not a saved state */
   async load(): Promise<ProducerState | null> {
     let text: string;
     try {
@@ -33,11 +34,18 @@ export class FileStore implements ProducerStore {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
       throw err;
     }
-    const parsed = FileSchema.safeParse(JSON.parse(text));
-    if (!parsed.success) throw new Error(`${this.path} is not a saved flux post state`);
+    let parsed: ReturnType<typeof FileSchema.safeParse> | null = null;
+    try {
+      parsed = FileSchema.safeParse(JSON.parse(text));
+    } catch {
+      // Not JSON: refused below like any other file that is no saved state.
+    }
+    if (!parsed?.success) throw new UsageError(`${this.path} is not a saved flux post state (--state names another file)`);
     const saved = parsed.data.input;
     if (saved.path !== this.input.path || saved.stream !== this.input.stream || saved.bytes !== this.input.bytes || saved.lines !== this.input.lines) {
-      throw new Error(`${this.path} belongs to ${saved.path} (${saved.bytes} bytes) → stream '${saved.stream}', not this input`);
+      throw new UsageError(
+        `${this.path} belongs to ${saved.path} (${saved.bytes} bytes, ${saved.lines} lines) → stream '${saved.stream}', and this input differs (changed since?): --restart posts it again under a new producer id, --state keeps another state file`,
+      );
     }
     return parsed.data.producer;
   }

@@ -13,7 +13,9 @@ const TYPE_NAMES: Record<string, string> = {
   string: "a string",
   boolean: "true or false",
   object: "an object",
+  record: "an object",
   array: "an array",
+  tuple: "an array",
   null: "null",
 };
 
@@ -29,11 +31,12 @@ function oneOf(values: readonly unknown[]): string {
 }
 
 /** A short rendering of a JSON value for a message. */
-function shown(value: unknown): string {
+export function shown(value: unknown): string {
   if (value === undefined) return "nothing";
   if (Array.isArray(value)) return "an array";
   if (value !== null && typeof value === "object") return "an object";
-  const text = JSON.stringify(value) ?? String(value);
+  // JSON.stringify shows Infinity (what 1e400 parses to) as null.
+  const text = typeof value === "number" ? String(value) : (JSON.stringify(value) ?? String(value));
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }
 
@@ -52,6 +55,8 @@ const ZOD_DEFAULT = /^(Invalid|Too (small|big)|Unrecognized key|Expected)/;
 function expectation(issue: Issue, got: unknown): string {
   switch (issue.code) {
     case "invalid_type":
+      // A JSON number beyond ±1.8e308 (1e400) parses to Infinity, which zod calls no number.
+      if ((issue.expected === "number" || issue.expected === "int") && typeof got === "number" && !Number.isFinite(got)) return `must be a finite number, got ${String(got)}`;
       return `must be ${TYPE_NAMES[issue.expected] ?? issue.expected}${gotText(got)}`;
     case "too_small":
     case "too_big": {

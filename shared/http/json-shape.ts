@@ -35,3 +35,42 @@ export function checkJsonShape(value: unknown, maxDepth: number = MAX_JSON_DEPTH
   }
   return null;
 }
+
+/** One open object or array while scanning: its keys so far (objects) and where the scan is in it. */
+interface Frame {
+  keys: Set<string> | null;
+  at: string | number;
+  expectKey: boolean;
+}
+
+/**
+ * Scans valid JSON `text` (JSON.parse accepted it) for an object holding a key twice, which
+ * JSON.parse would settle silently by keeping the last. Keys are compared decoded, so
+ * `"op"` and `"\u006fp"` are the same. @returns the first such key with its path, or null.
+ */
+export function findDuplicateKey(text: string): JsonShapeProblem | null {
+  const stack: Frame[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    const top = stack.at(-1);
+    if (ch === "{" || ch === "[") stack.push({ keys: ch === "{" ? new Set() : null, at: ch === "{" ? "" : 0, expectKey: ch === "{" });
+    else if (ch === "}" || ch === "]") stack.pop();
+    else if (ch === "," && top) {
+      if (top.keys) top.expectKey = true;
+      else top.at = (top.at as number) + 1;
+    } else if (ch === '"') {
+      let end = i + 1;
+      while (text[end] !== '"') end += text[end] === "\\" ? 2 : 1;
+      if (top?.keys && top.expectKey) {
+        const key = JSON.parse(text.slice(i, end + 1)) as string;
+        const path = [...stack.slice(0, -1).map((f) => f.at), key];
+        if (top.keys.has(key)) return { message: `the key '${key}' appears twice in one object`, path };
+        top.keys.add(key);
+        top.at = key;
+        top.expectKey = false;
+      }
+      i = end;
+    }
+  }
+  return null;
+}

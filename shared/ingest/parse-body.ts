@@ -35,7 +35,9 @@ export function parseEventsBody(body: string, ndjson: boolean): unknown[] {
     try {
       events.push(JSON.parse(line));
     } catch (err) {
-      throw new FluxError("INVALID_JSON", `NDJSON line ${i + 1} is not valid JSON: ${describe(err)}`, { line: i + 1 });
+      // The parser saw one line alone, so its own "(line 1 column N)" would name the wrong line.
+      const why = describe(err).replace(/ \(line \d+ column \d+\)$/, "");
+      throw new FluxError("INVALID_JSON", `NDJSON line ${i + 1} is not valid JSON: ${why}`, { line: i + 1 });
     }
   }
   return events;

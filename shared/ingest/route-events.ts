@@ -12,6 +12,7 @@ import type { DataflowSpec } from "../wire/dataflow-spec.ts";
 import { compileFilter } from "../wire/filter.ts";
 import { fieldReader, ownFieldReader } from "../field-path.ts";
 import type { FluxRecord } from "../wire/window-result.ts";
+import { shown } from "../http/describe-issues.ts";
 
 /** At most this many problems are listed in an error's details. */
 export const MAX_REPORTED_PROBLEMS = 20;
@@ -64,7 +65,7 @@ export function routeEvents(
     const obj = projection ? project(posted, projection) : posted;
     const key = compositeKeyOf(obj, keyReaders, typeof spec.key !== "string", maxKeyLength, (field, problem) => report(index, field, problem));
     const timeMs = readTime === null ? receivedAtMs : timeOf(readTime(obj));
-    if (timeMs === null) report(index, spec.timeField ?? "", "must be epoch milliseconds or an ISO-8601 date-time");
+    if (timeMs === null) report(index, spec.timeField ?? "", "must be epoch milliseconds or an ISO-8601 date-time with a zone, such as 2026-12-01T08:48:00Z");
     else if (timeMs < 0 || timeMs > receivedAtMs + MAX_FUTURE_MS) report(index, spec.timeField ?? "", "must be after 1970 and at most 24 h in the future");
     const record: FluxRecord = [typeof key === "string" ? key : "", timeMs ?? 0];
     pushFields(record, obj, fields, maxKeyLength, (field, problem) => report(index, field, problem));
@@ -150,7 +151,7 @@ function compositeKeyOf(
   if (parts.some((p) => typeof p !== "string")) return { problem: "invalid key" };
   const key = JSON.stringify(parts);
   if (key.length > maxKeyLength) {
-    report(fields.map((f) => f.field).join(","), `key longer than ${maxKeyLength} characters`);
+    report(fields.map((f) => f.field).join(","), tooLong(maxKeyLength));
     return { problem: "key too long" };
   }
   return key;
@@ -158,12 +159,17 @@ function compositeKeyOf(
 
 function keyOf(value: unknown, maxKeyLength: number): string | { problem: string } {
   if (typeof value === "number" && Number.isFinite(value)) return String(value);
-  if (typeof value !== "string") return { problem: "key must be a string or a finite number" };
+  if (typeof value !== "string") return { problem: `key must be a string or a finite number${value === undefined ? " (missing)" : `, got ${shown(value)}`}` };
   if (value.length === 0) return { problem: "key must not be empty" };
-  if (value.length > maxKeyLength) return { problem: `key longer than ${maxKeyLength} characters` };
+  if (value.length > maxKeyLength) return { problem: tooLong(maxKeyLength) };
   // Half a surrogate pair (valid as a JSON escape) has no UTF-8 form, so storage could not keep the key.
   if (LONE_SURROGATE.test(value)) return { problem: "key must be well-formed Unicode (no lone surrogate)" };
   return value;
+}
+
+/** A key's length is in UTF-16 code units (JavaScript's `length`), which the message says. */
+function tooLong(maxKeyLength: number): string {
+  return `key longer than ${maxKeyLength} characters (UTF-16 code units: an emoji counts 2)`;
 }
 
 /** In `u` mode, matches only surrogates that are not part of a pair. */

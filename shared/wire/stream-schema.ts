@@ -10,6 +10,7 @@ import type { DataflowSpec } from "./dataflow-spec.ts";
 import { fieldUses } from "./spec-checks.ts";
 import { filterFields } from "./filter.ts";
 import { FieldPathSchema, splitFieldPath } from "../field-path.ts";
+import { shown } from "../http/describe-issues.ts";
 
 const FieldTypeSchema = z.enum(["string", "number", "integer", "boolean", "time", "object", "array"]);
 type FieldType = z.infer<typeof FieldTypeSchema>;
@@ -56,14 +57,18 @@ export const StreamRecordSchema = z.object({
 });
 export type StreamRecord = z.infer<typeof StreamRecordSchema>;
 
+const TIME_EXPECTED = "must be epoch milliseconds (at least 0) or an ISO-8601 date-time with a zone, such as 2026-12-01T08:48:00Z";
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
 const leafSchema: Record<FieldType, () => z.ZodType> = {
   string: () => z.string(),
   number: () => z.number(),
-  integer: () => z.number().int(),
+  // A string or other non-number is told an integer is wanted, not just "a number".
+  integer: () =>
+    z.int({ error: (iss) => (iss.code === "invalid_type" && typeof iss.input !== "number" ? `must be an integer${iss.input === undefined ? " (missing)" : `, got ${shown(iss.input)}`}` : undefined) }),
   boolean: () => z.boolean(),
-  time: () => z.union([z.number().min(0), z.string().regex(ISO_DATE_TIME, "an ISO-8601 date-time")], { error: "epoch milliseconds or an ISO-8601 date-time" }),
+  time: () =>
+    z.union([z.number().min(0), z.string().regex(ISO_DATE_TIME, TIME_EXPECTED)], { error: TIME_EXPECTED }),
   object: () => z.record(z.string(), z.unknown()),
   array: () => z.array(z.unknown()),
 };

@@ -79,7 +79,7 @@ describe("flux CLI on a local stack", () => {
     writeFileSync(join(dir, "bad.json"), JSON.stringify({ dataflows: { x: { stream: "clicks" } } }));
     const bad = await flux("apply", "-f", "bad.json");
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain("bad.json: dataflows.x.key");
+    expect(bad.stderr).toContain("bad.json: dataflows.x.key: must be a string or an array (missing)");
   });
 
   it("ls, get and get stream show what was applied", async () => {
@@ -125,6 +125,13 @@ describe("flux CLI on a local stack", () => {
     const again = await flux("post", "events.ndjson", "--stream", "clicks");
     expect(again.code).toBe(0);
     expect(again.stdout).toContain("nothing left to post");
+
+    // A file that changed since its saved state is a usage error (2), saying how to go on.
+    writeFileSync(join(dir, "events.ndjson"), EVENTS.map((e) => JSON.stringify(e)).join("\n") + '\n{"page":"p9","ts":1,"bytes":1}\n');
+    const changed = await flux("post", "events.ndjson", "--stream", "clicks");
+    expect(changed.code, changed.stderr).toBe(2);
+    expect(changed.stderr).toContain("--restart");
+    writeFileSync(join(dir, "events.ndjson"), EVENTS.map((e) => JSON.stringify(e)).join("\n") + "\n");
   }, 180_000);
 
   it("tail prints closed windows and continues after the saved cursor", async () => {

@@ -20,6 +20,15 @@ describe("access control", () => {
     }
   });
 
+  it("tells a malformed Authorization header from a missing one", async () => {
+    for (const authorization of ["test-token", "Basic dGVzdC10b2tlbg==", "Bearer", "Bearer test-token extra"]) {
+      const body = (await (await call("GET", "/v1/status", undefined, { authorization })).json()) as { error: { message: string } };
+      expect(body.error.message, authorization).toBe("the Authorization header must be 'Bearer <token>': one token after the word Bearer");
+    }
+    const missing = (await (await call("GET", "/v1/status", undefined, { authorization: null })).json()) as { error: { message: string } };
+    expect(missing.error.message).toBe("missing bearer token: send Authorization: Bearer <token>");
+  });
+
   it("serves the OpenAPI document without a token", async () => {
     const res = await call("GET", "/v1/openapi.json", undefined, { authorization: null });
     expect(res.status).toBe(200);
@@ -28,6 +37,15 @@ describe("access control", () => {
 
   it("accepts the configured token", async () => {
     expect((await call("GET", "/v1/status")).status).toBe(200);
+  });
+
+  it("answers 500 saying the configuration is invalid, not that the request hit a bug, for a bad [vars] value", async () => {
+    const res = await createApp().request("/v1/status", {}, { ...env, FLUX_MAX_BODY_BYTES: "lots" });
+    expect(res.status).toBe(500);
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("INTERNAL");
+    expect(body.error.message).toMatch(/configuration .* is invalid/);
+    expect(body.error.message).not.toContain("lots");
   });
 
   it("refuses everything when no token is configured instead of running open", async () => {

@@ -72,16 +72,18 @@ describe("bad input", () => {
 
   it("lists every problem of an invalid batch with the event index and field", async () => {
     const error = await expectError(
-      await postEvents(stream, "p", 3, [{ page: "a", ts: 1, bytes: 1 }, { page: "b", ts: "x", bytes: "y" }]),
+      await postEvents(stream, "p", 3, [{ page: "a", ts: 1, bytes: 1 }, { page: "b", ts: "x", bytes: "y" }, { page: "c", ts: "2026-12-01T10:00:00", bytes: 1 }]),
       400,
       "INVALID_EVENT",
     );
     expect(error).toMatchObject({
       details: {
-        problemCount: 2,
+        problemCount: 3,
         problems: [
-          { index: 1, field: "ts", problem: "must be epoch milliseconds or an ISO-8601 date-time" },
+          { index: 1, field: "ts", problem: "must be epoch milliseconds or an ISO-8601 date-time with a zone, such as 2026-12-01T08:48:00Z" },
           { index: 1, field: "bytes", problem: "must be a finite number" },
+          // A date-time without a zone is ISO-8601 too: the problem says what is missing.
+          { index: 2, field: "ts", problem: "must be epoch milliseconds or an ISO-8601 date-time with a zone, such as 2026-12-01T08:48:00Z" },
         ],
       },
     });

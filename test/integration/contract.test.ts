@@ -20,6 +20,32 @@ describe("validation messages name what is wrong", () => {
     }
   }, 20_000);
 
+  it("a route that documents no query parameters refuses any, and changes nothing", async () => {
+    const { id, stream } = await createDataflow();
+    const admin = { authorization: "Bearer test-admin-token" };
+    const cases: [string, string, unknown?, Record<string, string>?][] = [
+      ["GET", "/v1/dataflows?limit=1"],
+      ["GET", `/v1/dataflows/${id}?x=1`],
+      ["PUT", `/v1/dataflows/${uniqueName("df")}?dryRun=true`, clicksSpec(stream)],
+      ["DELETE", `/v1/dataflows/${id}?force=1`],
+      ["GET", "/v1/streams?x=1"],
+      ["PUT", `/v1/streams/${stream}?x=1`, { fields: { page: { type: "string" } } }],
+      ["GET", `/v1/streams/${stream}?x=1`],
+      ["GET", "/v1/operators?x=1"],
+      ["POST", "/v1/admin/tokens?x=1", { scope: "admin", ttlSeconds: 60 }, admin],
+    ];
+    for (const [method, path, body, headers] of cases) {
+      const error = await errorOf(await call(method, path, body, headers));
+      expect(error, `${method} ${path}`).toMatchObject({ status: 400, code: "INVALID_REQUEST" });
+      expect(error.message, `${method} ${path}`).toMatch(/^invalid query string: unknown field '(limit|x|dryRun|force)'$/);
+    }
+    // A method the path does not have is still no route, query or not.
+    expect(await errorOf(await call("DELETE", `/v1/streams/${stream}?x=1`))).toMatchObject({ status: 404, code: "NOT_FOUND" });
+    expect((await call("GET", `/v1/dataflows/${id}`)).status).toBe(200);
+    expect((await call("GET", "/v1/dataflows")).status).toBe(200);
+    expect((await call("GET", `/v1/streams/${stream}`)).status).toBe(404);
+  }, 20_000);
+
   it("a name too long or starting with '-' or '.' is refused, saying why", async () => {
     const tooLong = await errorOf(await call("PUT", `/v1/dataflows/${"a".repeat(65)}`, clicksSpec("s")));
     expect(tooLong).toMatchObject({ status: 400, code: "INVALID_REQUEST", message: "invalid path: id: must be at most 64 characters long" });
@@ -63,6 +89,19 @@ describe("the OpenAPI document admits what the server accepts", () => {
       expect({ value, accepted: status === 200 }).toEqual({ value, accepted: pattern.test(value) });
     }
   }, 20_000);
+
+  it("every authenticated route lists the 400 it gives an unknown query parameter or a stray access_token", async () => {
+    const doc = await openApi();
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        if (method === "parameters" || path === "/v1/openapi.json") continue;
+        expect(Object.keys(operation.responses), `${method} ${path}`).toContain("400");
+      }
+    }
+    for (const path of ["/v1/dataflows", "/v1/streams", "/v1/operators"]) {
+      expect((await errorOf(await call("GET", `${path}?access_token=abc`))).status, path).toBe(400);
+    }
+  });
 
   it("an events body is a non-empty array, and every 503 declares Retry-After", async () => {
     const doc = await openApi();

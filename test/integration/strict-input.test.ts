@@ -91,6 +91,23 @@ describe("strict request bodies", () => {
     expect((await call("GET", `/v1/streams/${stream}`)).status).toBe(404);
   });
 
+  it("refuses a key sent twice in one object, naming it, instead of keeping the last", async () => {
+    const id = uniqueName("df");
+    const stream = uniqueName("s");
+    const spec = JSON.stringify(clicksSpec(stream, { partitions: 1 })).replace('"partitions":1', '"partitions":1,"partitions":8');
+    const error = await errorOf(await call("PUT", `/v1/dataflows/${id}`, spec));
+    expect(error).toEqual({ status: 400, code: "INVALID_REQUEST", message: "the key 'partitions' appears twice in one object (at partitions): send each key once" });
+    await expectNoDataflow(id);
+    // Escapes spell the same key, and nested objects are checked too.
+    const nestedTwice = JSON.stringify(clicksSpec(stream)).replace('"n":{"op":"count"}', '"n":{"op":"count","\\u006fp":"count"}');
+    expect((await errorOf(await call("PUT", `/v1/dataflows/${id}`, nestedTwice))).message).toBe("the key 'op' appears twice in one object (at aggregates.n.op): send each key once");
+    await expectNoDataflow(id);
+    const mint = await call("POST", "/v1/admin/tokens", '{"scope":"read","dataflows":["a"],"scope":"admin","ttlSeconds":60}', { authorization: "Bearer test-admin-token" });
+    expect(await errorOf(mint)).toMatchObject({ status: 400, code: "INVALID_REQUEST", message: "the key 'scope' appears twice in one object (at scope): send each key once" });
+    // The same key in two different objects is fine.
+    expect((await call("PUT", `/v1/dataflows/${id}`, clicksSpec(stream, { partitions: 1 }))).status).toBe(201);
+  });
+
   it("answers 415 to a PUT body that is not JSON (defect 6)", async () => {
     const id = uniqueName("df");
     const stream = uniqueName("s");

@@ -1,6 +1,7 @@
-/** Request bodies are checked before validation (issue 11): bounded nesting without recursion, no `__proto__` keys. */
+/** Request bodies are checked before validation (issue 11): bounded nesting without recursion, no `__proto__` keys, no key twice in one object. */
 import { describe, expect, it } from "vitest";
-import { checkJsonShape, MAX_JSON_DEPTH } from "../../shared/http/json-shape.ts";
+import fc from "fast-check";
+import { checkJsonShape, findDuplicateKey, MAX_JSON_DEPTH } from "../../shared/http/json-shape.ts";
 import { DataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
 
 /** `{"not": {"not": … {"field": "a", "op": "eq", "value": 1}}}`, `levels` objects deep, as text. */
@@ -35,5 +36,20 @@ describe("checkJsonShape", () => {
     const spec = JSON.parse(`{"stream":"s","key":"k","window":{"kind":"tumbling","sizeMs":1},"aggregates":{"n":{"op":"count"}},"filter":${nestedNot(60)}}`) as unknown;
     expect(checkJsonShape(spec)).toBeNull();
     expect(DataflowSpecSchema.safeParse(spec).success).toBe(true);
+  });
+});
+
+describe("findDuplicateKey", () => {
+  it("finds a key twice in one object, with its path through objects and arrays", () => {
+    expect(findDuplicateKey('{"a":[{"x":1},{"y":{"k":1,"k":2}}]}')).toEqual({ message: "the key 'k' appears twice in one object", path: ["a", 1, "y", "k"] });
+    expect(findDuplicateKey('{"op":1,"\\u006fp":2}')?.path).toEqual(["op"]);
+  });
+
+  it("lets the same key appear in different objects, and keys inside strings alone", () => {
+    expect(findDuplicateKey('{"a":{"k":1},"b":{"k":1},"s":"{\\"a\\":1,\\"a\\":2}","t":["a","a"]}')).toBeNull();
+  });
+
+  it("finds nothing in any JSON.stringify output, which never repeats a key", () => {
+    fc.assert(fc.property(fc.jsonValue(), (value) => findDuplicateKey(JSON.stringify(value)) === null));
   });
 });

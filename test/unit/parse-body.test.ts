@@ -69,6 +69,12 @@ describe("parseEventsBody as NDJSON", () => {
     expect(err.message).toMatch(/^NDJSON line 3 is not valid JSON: /);
   });
 
+  it("does not pass on the parser's own '(line 1 column N)', which names the wrong line", () => {
+    const err = fluxErrorOf(() => parseEventsBody('{"a":1}\n{bad\n', true));
+    expect(err.message).toMatch(/^NDJSON line 2 is not valid JSON: .*position 1$/);
+    expect(err.message).not.toMatch(/line 1/);
+  });
+
   it("reports line 1 when the first line is malformed", () => {
     expect(fluxErrorOf(() => parseEventsBody('{"a":\n{"a":1}', true)).details).toEqual({ line: 1 });
   });

@@ -54,7 +54,7 @@ describe("routeEvents records", () => {
       [0, "port"],
       [1, "user"],
     ]);
-    expect(problemsOf([{ ...good, port: 443 }], s).problems.map((p) => p.problem)).toEqual(["key longer than 8 characters"]);
+    expect(problemsOf([{ ...good, port: 443 }], s).problems.map((p) => p.problem)).toEqual(["key longer than 8 characters (UTF-16 code units: an emoji counts 2)"]);
   });
 
   it("turns numeric keys into their string form", () => {
@@ -157,11 +157,12 @@ describe("routeEvents problems", () => {
   });
 
   it("describes key problems in words", () => {
-    const { problems } = problemsOf([{ ...good, user: "" }, { ...good, user: "x".repeat(9) }, { ...good, user: false }]);
+    const { problems } = problemsOf([{ ...good, user: "" }, { ...good, user: "x".repeat(9) }, { ...good, user: false }, { ts: 1, bytes: 1, latency: 1 }]);
     expect(problems.map((p) => p.problem)).toEqual([
       "key must not be empty",
-      `key longer than ${MAX_KEY} characters`,
-      "key must be a string or a finite number",
+      `key longer than ${MAX_KEY} characters (UTF-16 code units: an emoji counts 2)`,
+      "key must be a string or a finite number, got false",
+      "key must be a string or a finite number (missing)",
     ]);
   });
 

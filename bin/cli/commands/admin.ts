@@ -4,6 +4,7 @@ import { FaultRequestSchema } from "../../../shared/wire/admin.ts";
 import { MAX_TOKEN_TTL_SECONDS, MintTokenRequestSchema } from "../../../shared/wire/tokens.ts";
 import { action, contextOf } from "../context.ts";
 import { UsageError } from "../exit-codes.ts";
+import { describeIssues } from "../../../shared/http/describe-issues.ts";
 
 const list = (text: string) => text.split(",").map((s) => s.trim()).filter(Boolean);
 
@@ -31,13 +32,14 @@ export function tokenCommand(): Command {
     .action(
       action(async (options: { scope: "ingest" | "read" | "admin"; streams?: string[]; dataflows?: string[]; ttl: string }, command: Command) => {
         const ctx = contextOf(command);
-        const request = MintTokenRequestSchema.safeParse({
+        const asked = {
           scope: options.scope,
           ttlSeconds: Number(options.ttl),
           ...(options.streams ? { streams: options.streams } : {}),
           ...(options.dataflows ? { dataflows: options.dataflows } : {}),
-        });
-        if (!request.success) throw new UsageError(`token: ${request.error.issues.map((i) => `${i.path.join(".") || "(request)"}: ${i.message}`).join("; ")} (ingest needs --streams, read needs --dataflows, admin neither; --ttl at most ${MAX_TOKEN_TTL_SECONDS})`);
+        };
+        const request = MintTokenRequestSchema.safeParse(asked);
+        if (!request.success) throw new UsageError(`token: ${describeIssues(request.error.issues, asked, [], "(request)").join("; ")} (ingest needs --streams, read needs --dataflows, admin neither; --ttl at most ${MAX_TOKEN_TTL_SECONDS})`);
         const answer = await ctx.client.mintToken(request.data);
         ctx.print(answer, () => `${answer.token}\n(expires ${new Date(answer.expiresAtMs).toISOString()})`);
       }),

@@ -12,6 +12,7 @@ import { StreamSchemaSchema } from "../../../shared/wire/stream-schema.ts";
 import type { DataflowSpecInput, StreamSchemaInput } from "../../../shared/client/flux-client.ts";
 import { action, contextOf } from "../context.ts";
 import { UsageError } from "../exit-codes.ts";
+import { describeIssues } from "../../../shared/http/describe-issues.ts";
 
 /** The file: `{ "streams": { name: declaration }, "dataflows": { id: spec } }`, either part optional. */
 const ApplyFileSchema = z.strictObject({
@@ -35,7 +36,7 @@ function readApplyFile(path: string): Item[] {
     throw new UsageError(`${path}: ${err instanceof Error ? err.message : String(err)}`);
   }
   const parsed = ApplyFileSchema.safeParse(value);
-  if (!parsed.success) throw new UsageError(`${path}: ${parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`);
+  if (!parsed.success) throw new UsageError(`${path}: ${describeIssues(parsed.error.issues.slice(0, 5), value, [], "(root)").join("; ")}`);
   // Send what the file says (not the parsed value with defaults filled in), as curl would.
   const raw = value as { streams?: Record<string, unknown>; dataflows?: Record<string, unknown> };
   return [

@@ -1,0 +1,28 @@
+/**
+ * Routes that document no query parameters refuse any (`400`, naming it), as results,
+ * subscribe and status refuse the ones they do not know: a misspelt or unsupported
+ * parameter (`?limit=`, `?force=`) is never silently ignored.
+ */
+import { zValidator } from "@hono/zod-validator";
+import { z } from "zod";
+import { onInvalid } from "./http-errors.ts";
+
+/**
+ * The routes (methods and Hono patterns) that take no query string; only existing routes,
+ * so another method still gets its 404. `/v1/openapi.json` stays lenient. Not the events
+ * route yet: its refusals are counted by its own middleware (functions/routes/events.ts),
+ * which runs after these, so the check belongs there.
+ */
+export const ROUTES_WITHOUT_QUERY: readonly [methods: string[], path: string][] = [
+  [["GET"], "/v1/dataflows"],
+  [["GET", "PUT", "DELETE"], "/v1/dataflows/:id"],
+  [["GET"], "/v1/streams"],
+  [["GET", "PUT"], "/v1/streams/:stream"],
+  [["GET"], "/v1/operators"],
+  [["POST"], "/v1/admin/tokens"],
+  [["POST"], "/v1/admin/replicas/:name/fault"],
+  [["GET"], "/v1/admin/counters"],
+];
+
+/** Refuses every query parameter. */
+export const noQueryParameters = zValidator("query", z.strictObject({}), onInvalid);
