@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench [-- --quick | --profile [--partitions N] [--cpuprofile <path>] | --report-only | --idle-only | --recovery-only [--keys N [--before <git ref>]]] [--before <git ref>]`: builds the
+// `npm run bench [-- --quick | --profile [--partitions N] [--cpuprofile <path>] | --report-only | --idle-only | --recovery-only [--keys N[,M...]] [--seed-pacing X] [--before <git ref>]] [--before <git ref>]`: builds the
 // real worker bundle (and the bench's plain baseline and traced build), runs them in local workerd through the Miniflare API,
 // drives them from this process, and writes bench/results/*.json, docs/BENCHMARKS.md and its
 // SVG plots. Every ratio compares numbers from this one run.
@@ -22,6 +22,7 @@ async function recoveryRuns(url, sizes, sampleMs, log) {
     runs.push(r);
     log(`  seeded in ${r.seedMs} ms; ingest meanwhile at ${(r.ratio * 100).toFixed(0)}% of normal; longest stall while seeding ${Math.round(r.longestSeedStallMs)} ms`);
     if (r.checkpoint) log(`  longest stall while checkpointing ${keys} keys: ${Math.round(r.checkpoint.longestStallMs)} ms`);
+    log(`  seeded again with no writes arriving: ${r.idleSeedMs ?? "not finished"} ms`);
   }
   return runs;
 }
@@ -41,31 +42,47 @@ if (process.argv.includes("--idle-only")) {
   process.exit(0);
 }
 if (process.argv.includes("--recovery-only")) {
-  // Reruns the recovery scenario alone (all three sizes, or `--keys N`) and rewrites the report with it.
-  const at = process.argv.indexOf("--keys");
-  const sizes = at > 0 ? [Number(process.argv[at + 1])] : [10_000, 100_000, 1_000_000];
-  const results = JSON.parse(readFileSync("bench/results/full.json", "utf8"));
-  // With `--before <ref>` and `--keys N`, then the same on the product at that commit, printed beside.
-  const ref = process.argv.includes("--before") ? process.argv[process.argv.indexOf("--before") + 1] : null;
-  const builds = [{ label: "this code", path: buildBundle() }, ...(ref && at > 0 ? [{ label: ref, path: buildRefBundle(ref).path }] : [])];
+  // Reruns the recovery scenario alone (all three sizes, or `--keys N[,M...]`) and rewrites the report with it.
+  // `--before <ref>`: also on the product at that commit, size by size in turns, kept in
+  // full.json as `recoverySideBySide` (the report shows both). `--seed-pacing X` sets
+  // FLUX_SEED_PACING on this build (then, like `--keys`, only bench/results/recovery.local.json is written).
+  const argAfter = (flag) => (process.argv.includes(flag) ? process.argv[process.argv.indexOf(flag) + 1] : undefined);
+  const sizes = argAfter("--keys") ? argAfter("--keys").split(",").map(Number) : [10_000, 100_000, 1_000_000];
+  const pacing = argAfter("--seed-pacing");
+  const before = argAfter("--before");
+  const builds = [{ label: "this", path: buildBundle(), vars: pacing === undefined ? {} : { FLUX_SEED_PACING: pacing } }];
+  const beforeBuild = before ? buildRefBundle(before) : null;
+  if (beforeBuild) builds.unshift({ label: `before ${before}`, path: beforeBuild.path, vars: {} });
+  const startedAt = new Date().toISOString();
   const runs = [];
-  for (const build of builds) {
-    const persist = tempDir("flux-bench-recovery-");
-    const flux = await startFlux(build.path, persist);
-    try {
-      console.log(`${build.label} (load average ${loadavg().map((n) => n.toFixed(2)).join(", ")}):`);
-      runs.push({ label: build.label, recovery: await recoveryRuns(flux.url, sizes, 4_000, (line) => console.log(line)) });
-    } finally {
-      await flux.stop();
-      removeDir(persist);
+  for (const keys of sizes) {
+    for (const build of keys % 2 === 0 ? builds : [...builds].reverse()) {
+      const persist = tempDir("flux-bench-recovery-");
+      const flux = await startFlux(build.path, persist, build.vars);
+      try {
+        const load = loadavg();
+        const [r] = await recoveryRuns(flux.url, [keys], 4_000, (line) => console.log(`[${build.label}] ${line}`));
+        runs.push({ build: build.label, vars: build.vars, loadAverageBefore: load, loadAverageAfter: loadavg(), ...r });
+      } finally {
+        await flux.stop();
+        removeDir(persist);
+      }
     }
   }
-  results.recovery = runs[0].recovery;
-  results.recoveryRerunAt = new Date().toISOString();
-  if (at > 0) {
-    console.log(JSON.stringify(runs, null, 2));
+  mkdirSync("bench/results", { recursive: true });
+  writeFileSync("bench/results/recovery.local.json", `${JSON.stringify(runs, null, 2)}\n`);
+  for (const r of runs) console.log(`${r.build} ${r.keys} keys: seeded in ${r.seedMs} ms, ingest ${(r.ratio * 100).toFixed(0)}%, longest stall ${Math.round(r.longestSeedStallMs)} ms, idle seed ${r.idleSeedMs} ms, load ${r.loadAverageBefore[0].toFixed(2)}`);
+  const results = JSON.parse(readFileSync("bench/results/full.json", "utf8"));
+  if (beforeBuild && pacing === undefined) {
+    // Side by side with an earlier commit: kept next to the full run's recovery table.
+    results.recoverySideBySide = { ref: before, commit: beforeBuild.commit, startedAt, finishedAt: new Date().toISOString(), runs };
+    writeFileSync("bench/results/full.json", `${JSON.stringify(results, null, 2)}\n`);
+    writeReport(results);
     process.exit(0);
   }
+  if (argAfter("--keys") || pacing !== undefined || beforeBuild) process.exit(0);
+  results.recovery = runs.map(({ build: _build, vars: _vars, loadAverageBefore: _a, loadAverageAfter: _b, ...r }) => r);
+  results.recoveryRerunAt = new Date().toISOString();
   writeFileSync("bench/results/full.json", `${JSON.stringify(results, null, 2)}\n`);
   writeReport(results);
   process.exit(0);

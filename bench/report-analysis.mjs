@@ -67,12 +67,12 @@ export function analysisSection(results) {
 - **Where the CPU goes** (profile above, P=4, R=2): ${roles ?? "not profiled in this run"}.
   Heaviest product functions: ${top ?? "n/a"}. SQLite's own calls (\`exec\`, \`transactionSync\`)
   take ${sqlite === undefined ? "n/a" : pct(sqlite)} of the samples.
-- **Ingest during seeding.** At ${fmt(big?.keys ?? 0)} keys ingest ran at ${pct(big?.ratio ?? NaN)} of normal while
-  the fresh standby was seeded (${fmt(big?.seedMs ?? NaN)} ms, longest stall ${fmt(big?.longestSeedStallMs ?? NaN)} ms). The fresh replica
-  restores one slice per copied row, and the monitor pauses after each copy call (2.5× the
-  time it spent, at most 250 ms). The pause is what lets ingest through locally: a chain of
-  calls between objects of one workerd process keeps requests from the network waiting
-  until it ends, so before it writes reached the primary only between monitor ticks.
+- **Ingest during seeding.** ${seedingNumbers(results, big)} The fresh replica
+  restores one slice per copied row, log pages for catch-up carry about 128k characters of
+  records each, and while the survivor takes writes the monitor pauses after each copy call
+  (\`FLUX_SEED_PACING\`, 2.5× the time it spent, at most 250 ms). The pause is what lets
+  ingest through locally: a chain of calls between objects of one workerd process keeps
+  requests from the network waiting until it ends.
 - **Checkpoint stall.** A checkpoint of more than one slice is spread over steps
   (\`shared/checkpoint/checkpoint-steps.ts\`): each step stages one slice of 5,000 entries
   from a copy-on-write cursor, every window keeps its keys' list beside it (so no step
@@ -82,4 +82,18 @@ export function analysisSection(results) {
   took 199 steps; the longest 2,000-event write meanwhile took 79 ms (median 18 ms), where
   the checkpoint in one step took ~2 s (808 ms to split the state, the rest to serialize it).
 `;
+}
+
+/** The seeding numbers the analysis quotes: from the side-by-side recovery run when there is one (it is newer), else from this run. */
+function seedingNumbers(results, big) {
+  const side = results.recoverySideBySide;
+  const now = side?.runs.filter((r) => r.build === "this").at(-1);
+  const was = side?.runs.find((r) => r.build !== "this" && r.keys === now?.keys);
+  if (!now || !was) {
+    return `At ${fmt(big?.keys ?? 0)} keys ingest ran at ${pct(big?.ratio ?? NaN)} of normal while
+  the fresh standby was seeded (${fmt(big?.seedMs ?? NaN)} ms, longest stall ${fmt(big?.longestSeedStallMs ?? NaN)} ms).`;
+  }
+  return `In the side-by-side recovery run, at ${fmt(now.keys)} keys ingest ran at ${pct(now.ratio)} of normal
+  while the fresh standby was seeded (${fmt(now.seedMs)} ms, longest stall ${fmt(now.longestSeedStallMs)} ms; at \`${side.commit}\`: ${pct(was.ratio)},
+  ${fmt(was.seedMs)} ms, ${fmt(was.longestSeedStallMs)} ms), and with no writes arriving in ${fmt(now.idleSeedMs ?? NaN)} ms (at \`${side.commit}\`: ${fmt(was.idleSeedMs ?? NaN)} ms).`;
 }

@@ -149,7 +149,7 @@ ${recRows.join("\n")}
 
 ${cp ? `Checkpoint of the whole state at ${fmt(cp.keys)} keys (2,000-event batches over existing keys until both replicas checkpointed at or after the fill's last LSN ${fmt(cp.fillLsn)}; they did at ${cp.checkpointLsns.map((l) => fmt(l)).join(" and ")}): longest stall **${fmt(cp.longestStallMs)} ms** against a probe timeout of 250 ms.` : "The whole-state checkpoint stall was not measured in this run."}
 
-![seeding time against state size](bench-recovery.svg)
+${recoverySideBySide(results)}![seeding time against state size](bench-recovery.svg)
 
 ## Restart
 
@@ -163,4 +163,18 @@ ${targetTable(results)}
 
 ${analysisSection(results)}`;
   writeFileSync("docs/BENCHMARKS.md", md);
+}
+
+/** The recovery scenario on this code and an earlier commit, size by size in turns (`--recovery-only --before <ref>`), if run. */
+function recoverySideBySide(results) {
+  const side = results.recoverySideBySide;
+  if (!side) return "";
+  const rows = side.runs.map((r) => `| ${fmt(r.keys)} | ${r.build === "this" ? "this code" : `before (${side.commit})`} | ${fmt(r.seedMs)} | ${pct(r.ratio)} | ${fmt(r.longestSeedStallMs)} | ${r.idleSeedMs === null ? "not finished" : fmt(r.idleSeedMs)} | ${r.loadAverageBefore[0].toFixed(1)} |`);
+  return `Side by side with the code at \`${side.ref}\` (\`npm run bench -- --recovery-only --before ${side.ref}\`, ${side.startedAt} to ${side.finishedAt}; each size on both builds in turns, each in its own workerd; the machine was shared, so the one-minute load average at the start of each run is given). "Seeded with no writes" is a second recovery of the same partition, its new standby crashed with no producers running:
+
+| keys | build | seeding time ms | during / before | longest stall ms | seeded with no writes, ms | load |
+| --- | --- | --- | --- | --- | --- | --- |
+${rows.join("\n")}
+
+`;
 }

@@ -243,5 +243,26 @@ export async function recovery(url, keys, sampleMs, log, timeCheckpoint = false)
   const longestSeedStallMs = longestStall(samples, from, to);
   // Last, so the seeding numbers are not measured in its wake.
   const checkpoint = timeCheckpoint ? await checkpointStall(url, id, keys, log) : null;
-  return { keys, seedMs, baselineEventsPerSecond: baselineRate, duringEventsPerSecond: duringRate, ratio: duringRate / baselineRate, longestSeedStallMs, checkpoint };
+  const idleSeedMs = await idleSeed(url, id, dataflow.partitions[0].primary);
+  return { keys, seedMs, baselineEventsPerSecond: baselineRate, duringEventsPerSecond: duringRate, ratio: duringRate / baselineRate, longestSeedStallMs, checkpoint, idleSeedMs };
+}
+
+/**
+ * The same partition loses its (new) standby again with no writes arriving: the time from
+ * `recovery-started` to `recovery-finished` of that second recovery, ms (null: not within 120 s).
+ */
+async function idleSeed(url, id, formerPrimary) {
+  const routeOf = async () => (await api(url, "GET", "/v1/status")).body.dataflows.find((d) => d.id === id);
+  const standby = (await routeOf()).partitions[0].replicas.find((r) => r.role === "standby" && r.name !== formerPrimary)?.name;
+  if (!standby) return null;
+  await injectFault(url, standby, "crash");
+  const deadline = performance.now() + 120_000;
+  while (performance.now() < deadline) {
+    await sleep(100);
+    const events = (await routeOf()).events;
+    const started = events.filter((e) => e.kind === "recovery-started").at(-1);
+    const finished = events.filter((e) => e.kind === "recovery-finished");
+    if (started && finished.length >= 2) return Date.parse(finished.at(-1).at) - Date.parse(started.at);
+  }
+  return null;
 }

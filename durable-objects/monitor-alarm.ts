@@ -110,6 +110,7 @@ export class MonitorAlarm {
   /** Replica calls with the configured deadlines, placing replicas by their records' location hints. */
   port(records: readonly DataflowRecord[]) {
     const hints = new Map(records.flatMap((record) => record.routes.flatMap((r) => Object.entries(r.hints))));
-    return monitorPort(this.#o.env, this.#o.config.probeTimeoutMs, this.#o.config.replicaTimeoutMs, (name) => hints.get(name));
+    const { probeTimeoutMs, replicaTimeoutMs, seedPacing } = this.#o.config;
+    return monitorPort(this.#o.env, probeTimeoutMs, replicaTimeoutMs, seedPacing, (name) => hints.get(name));
   }
 }

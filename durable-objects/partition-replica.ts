@@ -8,7 +8,7 @@ import { DurableObject } from "cloudflare:workers";
 import { parseFluxConfig } from "../shared/config.ts";
 import type { ResultFilter } from "../shared/operators/operator.ts";
 import { ReplicaHost } from "../shared/replica/replica-host.ts";
-import { acceptOutputs, acceptSeedChunk, beginSeed, finishSeed, readSeedChunk } from "../shared/replica/replica-seeding.ts";
+import { acceptOutputs, acceptSeedChunk, beginSeed, finishSeed, readSeedChunk, seedProgress } from "../shared/replica/replica-seeding.ts";
 import { SLOW_FAULT_DELAY_MS, type FaultKind } from "../shared/wire/admin.ts";
 import type { DataflowSpec } from "../shared/wire/dataflow-spec.ts";
 import type { FinishSeed, InitReplica, NumberedOutput, Replicate, Write } from "../shared/wire/replica-rpc.ts";
@@ -70,6 +70,9 @@ export class PartitionReplica extends DurableObject<Env> {
   }
   async acceptSeedChunk(id: string, index: number, body: string, spec: DataflowSpec) {
     return this.#gate(() => acceptSeedChunk(this.#host, id, index, body, spec));
+  }
+  async seedProgress(id: string, chunks: number) {
+    return this.#gate(() => seedProgress(this.#host, id, chunks));
   }
   async acceptOutputs(outputs: NumberedOutput[]) {
     return this.#gate(() => acceptOutputs(this.#host, outputs));

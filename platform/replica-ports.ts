@@ -50,23 +50,27 @@ export function forwardPort(env: Env, timeoutMs: number): ForwardPort {
   return { replicate: (name, msg) => call(name, `standby ${name} (replicate)`, async (stub) => stub.replicate(msg)) };
 }
 
-/** Replica RPCs for the monitor: probes bounded by `probeTimeoutMs`, the rest by `callTimeoutMs`. */
-export function monitorPort(env: Env, probeTimeoutMs: number, callTimeoutMs: number, hintOf: HintOf): MonitorPort {
+/**
+ * Replica RPCs for the monitor: probes bounded by `probeTimeoutMs`, the rest by
+ * `callTimeoutMs`; copy steps of a recovery paced by `seedPacing` (`FLUX_SEED_PACING`).
+ */
+export function monitorPort(env: Env, probeTimeoutMs: number, callTimeoutMs: number, seedPacing: number, hintOf: HintOf): MonitorPort {
   const stub = stubFor(env, hintOf);
   const call = <T>(name: string, method: string, run: () => Promise<T>): Promise<T> => withDeadline(run, callTimeoutMs, `replica ${name} (${method})`);
-  // Calls that copy seed data to a fresh replica leave the thread to ingest between them.
-  const paced = seedPacer();
   return {
     probe: (name) => withDeadline(async () => stub(name).status(), probeTimeoutMs, `replica ${name} (probe)`),
     configure: (name, msg) => call(name, "configure", async () => stub(name).init(msg)),
     beginSeed: (name, epoch) => call(name, "beginSeed", async () => stub(name).beginSeed(epoch)),
     readSeedChunk: (name, epoch, id, index) => call(name, "readSeedChunk", async () => stub(name).readSeedChunk(epoch, id, index)),
-    acceptSeedChunk: (name, id, index, body, spec) => paced(() => call(name, "acceptSeedChunk", async () => stub(name).acceptSeedChunk(id, index, body, spec))),
+    acceptSeedChunk: (name, id, index, body, spec) => call(name, "acceptSeedChunk", async () => stub(name).acceptSeedChunk(id, index, body, spec)),
+    seedProgress: (name, id, chunks) => call(name, "seedProgress", async () => stub(name).seedProgress(id, chunks)),
     readOutputPage: (name, epoch, after, limit) => call(name, "readOutputPage", async () => stub(name).readOutputPage(epoch, after, limit)),
-    acceptOutputs: (name, outputs) => paced(() => call(name, "acceptOutputs", async () => stub(name).acceptOutputs(outputs))),
+    acceptOutputs: (name, outputs) => call(name, "acceptOutputs", async () => stub(name).acceptOutputs(outputs)),
     finishSeed: (name, msg) => call(name, "finishSeed", async () => stub(name).finishSeed(msg)),
     readLog: (name, epoch, from, to) => call(name, "readLog", async () => stub(name).readLog(epoch, from, to)),
-    replicate: (name, msg) => paced(() => call(name, "replicate", async () => stub(name).replicate(msg))),
+    replicate: (name, msg) => call(name, "replicate", async () => stub(name).replicate(msg)),
+    // Copy steps of a recovery leave the thread to ingest between them while it takes writes.
+    paceSeed: seedPacer(seedPacing),
     flush: (name, epoch) => call(name, "flush", async () => stub(name).flush(epoch)),
     write: (name, msg) => call(name, "write", async () => stub(name).write(msg)),
   };

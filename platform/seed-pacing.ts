@@ -1,27 +1,20 @@
 /**
- * Paces online recovery's copy calls (issue 12). Each call that moves seed data (a
- * snapshot chunk, a page of outputs, a page of log for catch-up) is followed by a pause of
- * `PAUSE_FACTOR` times the time the monitor spent since the last pause, so copying takes
- * about 1 / (1 + PAUSE_FACTOR) of the time: locally the survivor, the fresh replica and
- * the Worker share one thread, and on the platform the survivor serves its ingest on the
- * thread that reads the chunks. The pause is a timer, so the event loop also takes
- * requests waiting on the network: a chain of calls between objects in one process
- * otherwise keeps them waiting until it ends.
+ * Paces online recovery's copy calls (issue 12) with the rule in `seed-pause.ts`: after
+ * each step that moves seed data (a snapshot chunk, a page of outputs, a page of log for
+ * catch-up), a timer pause of `pacing` times the time since the last pause, while the
+ * survivor takes writes. Locally the survivor, the fresh replica and the Worker share one
+ * thread; on the platform the survivor serves its ingest on the thread that reads the
+ * chunks. The pause is a timer, so the event loop also takes requests waiting on the
+ * network: a chain of calls between objects in one process otherwise keeps them waiting.
  */
+import { seedPauseMs } from "../shared/recovery-pacing/seed-pause.ts";
 
-/** Pause per unit of copying time: copying takes at most ~29% of the thread. */
-const PAUSE_FACTOR = 2.5;
-/** The longest pause, ms: a slow step must not stall the recovery for long. */
-const MAX_PAUSE_MS = 250;
-
-/** Runs copy calls with pauses between them. */
-export function seedPacer(): <T>(run: () => Promise<T>) => Promise<T> {
+/** Pauses after copy steps; `pacing` is `FLUX_SEED_PACING`. */
+export function seedPacer(pacing: number): (ingestActive: boolean) => Promise<void> {
   let resumedAtMs = Date.now();
-  return async (run) => {
-    const result = await run();
-    const busyMs = Date.now() - resumedAtMs;
-    await new Promise((resolve) => setTimeout(resolve, Math.min(MAX_PAUSE_MS, Math.max(1, busyMs * PAUSE_FACTOR))));
+  return async (ingestActive) => {
+    const pauseMs = seedPauseMs({ busyMs: Date.now() - resumedAtMs, ingestActive }, pacing);
+    if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
     resumedAtMs = Date.now();
-    return result;
   };
 }

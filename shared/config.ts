@@ -12,6 +12,14 @@ const intFromVar = (defaultValue: number, min: number, max: number) =>
     .optional()
     .transform((value) => value ?? defaultValue);
 
+/** A decimal var: a number, or a string like "2.5" (not "", not "1e3"). */
+const decimalFromVar = (defaultValue: number, min: number, max: number) =>
+  z
+    .union([z.number(), z.string().regex(/^[0-9]+(\.[0-9]+)?$/, "must be a decimal number").transform(Number)])
+    .pipe(z.number().min(min).max(max))
+    .optional()
+    .transform((value) => value ?? defaultValue);
+
 /** Durable Object location hints the platform accepts. */
 const LOCATION_HINTS = ["wnam", "enam", "sam", "weur", "eeur", "apac", "apac-ne", "apac-se", "oc", "afr", "me"] as const;
 export type LocationHint = (typeof LOCATION_HINTS)[number];
@@ -52,6 +60,11 @@ const FluxConfigSchema = z
     FLUX_REPLICA_TIMEOUT_MS: intFromVar(1000, 1, 60_000),
     /** A router reports a replica call still unanswered after this, ms, while it keeps waiting (the monitor probes at once). */
     FLUX_SUSPECT_MS: intFromVar(150, 1, 60_000),
+    /**
+     * Online recovery pauses this many times a copy step's time after each step while the
+     * survivor takes writes (0: no pauses; a partition taking no writes is never paused).
+     */
+    FLUX_SEED_PACING: decimalFromVar(2.5, 0, 100),
     /** Comma-separated location hints for replicas (e.g. "wnam,enam,weur"); a fresh replica avoids its survivor's. */
     FLUX_LOCATION_HINTS: z
       .string()
@@ -77,6 +90,7 @@ const FluxConfigSchema = z
     replicaTimeoutMs: vars.FLUX_REPLICA_TIMEOUT_MS,
     suspectMs: vars.FLUX_SUSPECT_MS,
     missSpacingMs: vars.FLUX_MISS_SPACING_MS,
+    seedPacing: vars.FLUX_SEED_PACING,
     locationHints: vars.FLUX_LOCATION_HINTS,
     enableFaults: vars.FLUX_ENABLE_FAULTS,
   }));

@@ -17,6 +17,7 @@ import type {
   ReplicateReply,
   ReplicaStatus,
   SeedChunkReply,
+  SeedProgressReply,
   Write,
   WriteReply,
 } from "../wire/replica-rpc.ts";
@@ -28,7 +29,10 @@ export interface MonitorPort {
   readSeedChunk(name: string, epoch: number, id: string, index: number): Promise<SeedChunkReply>;
   /** Stages a chunk on the fresh replica, which restores the slice it completes (`spec`: the dataflow's, to rebuild its operator). */
   acceptSeedChunk(name: string, id: string, index: number, body: string, spec: DataflowSpec): Promise<{ status: "ok" } | Refusal>;
-  readOutputPage(name: string, epoch: number, afterSeq: number, limit: number): Promise<{ status: "ok"; outputs: NumberedOutput[] } | Refusal>;
+  /** What the fresh replica holds of snapshot `id` of `chunks` chunks, so a seed resumes where it is (`advance-recovery.ts`). */
+  seedProgress(name: string, id: string, chunks: number): Promise<SeedProgressReply>;
+  /** `lsn`: the survivor's logged LSN now (pacing). */
+  readOutputPage(name: string, epoch: number, afterSeq: number, limit: number): Promise<{ status: "ok"; outputs: NumberedOutput[]; lsn: number } | Refusal>;
   acceptOutputs(name: string, outputs: NumberedOutput[]): Promise<{ status: "ok" } | Refusal>;
   finishSeed(name: string, msg: FinishSeed): Promise<FinishSeedReply>;
   /** Recovery's catch-up: copies a survivor's log into a fresh replica before it is attached. */
@@ -36,6 +40,12 @@ export interface MonitorPort {
   replicate(name: string, msg: Replicate): Promise<ReplicateReply>;
   /** Asks a primary to bring its standby up to everything it logged (`sync-standby.ts`). */
   flush(name: string, epoch: number): Promise<FlushReply>;
+  /**
+   * Called after each step that copied seed data, telling whether the survivor took writes
+   * since the previous one: the coordinator pauses to leave the thread to ingest
+   * (`platform/seed-pacing.ts`); without it, steps follow each other at once.
+   */
+  paceSeed?(ingestActive: boolean): Promise<void>;
   /** Only for clock ticks (`send-ticks.ts`): the monitor writes them like a router writes batches. */
   write(name: string, msg: Write): Promise<WriteReply>;
 }

@@ -90,7 +90,7 @@ export function planMonitorTick(
       const replica = replicaName(record.id, route.partition, route.nextGeneration);
       route.nextGeneration += 1;
       route.hints[replica] = pickHint(tuning.locationHints, route.hints[route.primary] ?? null, route.nextGeneration);
-      route.recovery = { replica, startedAtMs: nowMs, phase: "seeding", attachLsn: null, snapshot: null, chunksCopied: 0, outputsCopied: 0 };
+      route.recovery = { replica, startedAtMs: nowMs, phase: "seeding", attachLsn: null, snapshot: null };
       route.status = "recovering";
       route.version += 1;
       event(route, "recovery-started", `seeding fresh standby ${replica} from ${route.primary}`);

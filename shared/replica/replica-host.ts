@@ -117,11 +117,11 @@ export class ReplicaHost {
     return { status: "ok", results: filter.limit === undefined ? results : results.slice(0, filter.limit) };
   }
 
-  /** Outputs after `afterSeq`, for copying to a fresh replica. */
-  readOutputPage(epoch: number, afterSeq: number, limit: number): { status: "ok"; outputs: NumberedOutput[] } | Refusal {
+  /** Outputs after `afterSeq`, for copying to a fresh replica or a feed; `lsn`: the LSN logged now. */
+  readOutputPage(epoch: number, afterSeq: number, limit: number): { status: "ok"; outputs: NumberedOutput[]; lsn: number } | Refusal {
     const state = this.load();
     if (!state) return NOT_INITIALISED;
-    return checkEpoch(state, epoch, "primary") ?? { status: "ok", outputs: this.storage.readOutputPage(afterSeq, limit) };
+    return checkEpoch(state, epoch, "primary") ?? { status: "ok", outputs: this.storage.readOutputPage(afterSeq, limit), lsn: state.meta.lsn };
   }
 
   /** Progress for probes and status pages, or null when never initialised. */

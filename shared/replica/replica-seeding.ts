@@ -10,7 +10,7 @@
 import { restoreCheckpoint } from "../checkpoint/checkpoint-pieces.ts";
 import { progressAfterChunk } from "../checkpoint/seed-progress.ts";
 import type { DataflowSpec } from "../wire/dataflow-spec.ts";
-import type { BeginSeedReply, FinishSeed, FinishSeedReply, NumberedOutput, Refusal, SeedChunkReply } from "../wire/replica-rpc.ts";
+import type { BeginSeedReply, FinishSeed, FinishSeedReply, NumberedOutput, Refusal, SeedChunkReply, SeedProgressReply } from "../wire/replica-rpc.ts";
 import { NOT_INITIALISED, type ReplicaHost } from "./replica-host.ts";
 import type { RestoredCheckpoint } from "./replica-state.ts";
 import { checkEpoch } from "./replica-steps.ts";
@@ -36,7 +36,19 @@ export function readSeedChunk(host: ReplicaHost, epoch: number, id: string, inde
   const refusal = checkEpoch(state, epoch, "primary");
   if (refusal) return refusal;
   const body = snapshotId(state.meta.checkpointLsn) === id ? host.storage.readCheckpointChunk(state.meta.checkpointLsn, index) : null;
-  return body === null ? { status: "gone" } : { status: "ok", body };
+  return body === null ? { status: "gone" } : { status: "ok", body, lsn: state.meta.lsn };
+}
+
+/**
+ * The fresh replica's side: how much of `snapshot` (of `chunks` chunks) it holds in
+ * storage, so a seed resumed by another monitor goes on from there. Refused once the
+ * replica holds state.
+ */
+export function seedProgress(host: ReplicaHost, snapshot: string, chunks: number): SeedProgressReply {
+  const state = host.load();
+  if (state) return { status: "wrong-role", role: state.meta.role };
+  const missing = host.storage.firstMissingSeedChunk(snapshot, chunks);
+  return { status: "ok", chunks: missing ?? chunks, outputSeq: host.storage.countOutputs() };
 }
 
 /** The fresh replica's side: stage a chunk and restore the slice it completes. Refused once the replica holds state. */

@@ -136,13 +136,26 @@ const BeginSeedReplySchema = z.union([
 ]);
 export type BeginSeedReply = z.infer<typeof BeginSeedReplySchema>;
 
-/** One chunk of a seed snapshot, or `gone` when the survivor no longer holds that snapshot. */
+/**
+ * One chunk of a seed snapshot, or `gone` when the survivor no longer holds that snapshot.
+ * `lsn`: the survivor's logged LSN now, so the monitor sees whether it takes writes (pacing).
+ */
 const SeedChunkReplySchema = z.union([
-  z.object({ status: z.literal("ok"), body: z.string() }),
+  z.object({ status: z.literal("ok"), body: z.string(), lsn: z.number().int().min(0) }),
   z.object({ status: z.literal("gone") }),
   RefusalSchema,
 ]);
 export type SeedChunkReply = z.infer<typeof SeedChunkReplySchema>;
+
+/**
+ * What a fresh replica holds of a seed snapshot: `chunks` staged from chunk 0 without a
+ * gap, and `outputSeq` outputs staged (they are copied in order from 1).
+ */
+const SeedProgressReplySchema = z.union([
+  z.object({ status: z.literal("ok"), chunks: z.number().int().min(0), outputSeq: z.number().int().min(0) }),
+  RefusalSchema,
+]);
+export type SeedProgressReply = z.infer<typeof SeedProgressReplySchema>;
 
 /** A window result with its per-partition output sequence number. */
 const NumberedOutputSchema = z.object({ outputSeq: z.number().int().min(1), result: WindowResultSchema });

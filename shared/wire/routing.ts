@@ -28,10 +28,10 @@ const RecoverySchema = z.object({
   snapshot: z
     .object({ id: z.string(), lsn: z.number().int(), chunks: z.number().int(), outputSeq: z.number().int() })
     .nullable(),
-  /** How many snapshot chunks and outputs the fresh replica holds so far. */
-  chunksCopied: z.number().int(),
-  outputsCopied: z.number().int(),
+  // How much of the snapshot is copied is not stored: the fresh replica's staged rows tell (`seedProgress`).
 });
+/** A partition's online recovery in progress. */
+export type Recovery = z.infer<typeof RecoverySchema>;
 
 
 /** Routing for one partition: which replica is primary, which standby, in which epoch. */

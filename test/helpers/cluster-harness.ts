@@ -35,10 +35,11 @@ export class ClusterHarness {
   monitorPort: MonitorPort;
   store: MonitorStore = { save: async () => {} };
 
-  constructor(specOverrides: Record<string, unknown> = {}, checkpointEvery = 3) {
+  /** `checkpointSliceKeys`: keys per checkpoint slice (so a seed has many chunks). */
+  constructor(specOverrides: Record<string, unknown> = {}, checkpointEvery = 3, checkpointSliceKeys?: number) {
     this.spec = makeSpec({ partitions: 2, ...specOverrides });
     this.record = makeRecord("df", this.spec);
-    this.cluster = new MemoryCluster({ dedupWindow: 256, checkpointEvery });
+    this.cluster = new MemoryCluster({ dedupWindow: 256, checkpointEvery, ...(checkpointSliceKeys === undefined ? {} : { checkpointSliceKeys }) });
     this.cluster.setUp(this.record);
     this.monitorPort = this.cluster;
     this.#routing = structuredClone(this.record);

@@ -10,7 +10,7 @@ import type { MonitorLog } from "../../shared/monitor/monitor-errors.ts";
 import type { MonitorPort } from "../../shared/monitor/monitor-port.ts";
 import { desiredConfigs } from "../../shared/monitor/desired-config.ts";
 import { ReplicaHost } from "../../shared/replica/replica-host.ts";
-import { acceptOutputs, acceptSeedChunk, beginSeed, finishSeed, readSeedChunk } from "../../shared/replica/replica-seeding.ts";
+import { acceptOutputs, acceptSeedChunk, beginSeed, finishSeed, readSeedChunk, seedProgress } from "../../shared/replica/replica-seeding.ts";
 import type { ReplicaTuning } from "../../shared/replica/replica-state.ts";
 import type { ReplicaPort } from "../../shared/router/write-partition.ts";
 import type { DataflowRecord } from "../../shared/wire/routing.ts";
@@ -107,6 +107,7 @@ export class MemoryCluster implements ReplicaPort, MonitorPort {
     this.#call(name, "readSeedChunk", (h) => readSeedChunk(h, epoch, id, index));
   acceptSeedChunk: MonitorPort["acceptSeedChunk"] = (name, id, index, body, spec) =>
     this.#call(name, "acceptSeedChunk", (h) => acceptSeedChunk(h, id, index, body, spec));
+  seedProgress: MonitorPort["seedProgress"] = (name, id, chunks) => this.#call(name, "seedProgress", (h) => seedProgress(h, id, chunks));
   readOutputPage: MonitorPort["readOutputPage"] = (name, epoch, after, limit) =>
     this.#call(name, "readOutputPage", (h) => h.readOutputPage(epoch, after, limit));
   acceptOutputs: MonitorPort["acceptOutputs"] = (name, outputs) => this.#call(name, "acceptOutputs", (h) => acceptOutputs(h, outputs));

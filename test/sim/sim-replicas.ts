@@ -7,7 +7,7 @@
 import { judgeSeq } from "../../shared/dedup.ts";
 import type { MonitorPort } from "../../shared/monitor/monitor-port.ts";
 import { ReplicaHost } from "../../shared/replica/replica-host.ts";
-import { acceptOutputs, acceptSeedChunk, beginSeed, finishSeed, readSeedChunk } from "../../shared/replica/replica-seeding.ts";
+import { acceptOutputs, acceptSeedChunk, beginSeed, finishSeed, readSeedChunk, seedProgress } from "../../shared/replica/replica-seeding.ts";
 import type { ReplicaState, ReplicaTuning } from "../../shared/replica/replica-state.ts";
 import type { ReplicaPort } from "../../shared/router/write-partition.ts";
 import { MemoryReplicaStorage } from "../helpers/memory-replica-storage.ts";
@@ -139,6 +139,8 @@ export class SimReplicas {
       beginSeed: (name, epoch) => call(name, "beginSeed", (h) => beginSeed(h, epoch)),
       readSeedChunk: (name, epoch, id, index) => call(name, "readSeedChunk", (h) => readSeedChunk(h, epoch, id, index)),
       acceptSeedChunk: (name, id, index, body, spec) => call(name, "acceptSeedChunk", (h) => acceptSeedChunk(h, id, index, body, spec)),
+      seedProgress: (name, snapshot, chunks) =>
+        call(name, "seedProgress", (h) => hooked(hooks.seedProgress, h, { snapshot, chunks }, (m) => seedProgress(h, m.snapshot, m.chunks))),
       readOutputPage: (name, epoch, afterSeq, limit) =>
         call(name, "readOutputPage", (h) => hooked(hooks.readOutputPage, h, { epoch, afterSeq, limit }, (m) => h.readOutputPage(m.epoch, m.afterSeq, m.limit))),
       acceptOutputs: (name, outputs) => call(name, "acceptOutputs", (h) => acceptOutputs(h, outputs)),

@@ -10,7 +10,7 @@ import type { LiveOperator } from "../../shared/operators/operator.ts";
 import type { ReplicaHost } from "../../shared/replica/replica-host.ts";
 import type { Role } from "../../shared/wire/persisted.ts";
 import type { LogEntry } from "../../shared/wire/persisted.ts";
-import type { BatchOutcome, FinishSeed, FinishSeedReply, FlushReply, NumberedOutput, Refusal, Replicate, ReplicateReply, ReplicaStatus, Write, WriteReply } from "../../shared/wire/replica-rpc.ts";
+import type { BatchOutcome, FinishSeed, FinishSeedReply, FlushReply, NumberedOutput, Refusal, Replicate, ReplicateReply, ReplicaStatus, SeedProgressReply, Write, WriteReply } from "../../shared/wire/replica-rpc.ts";
 import type { DataflowRecord, HealthMap } from "../../shared/wire/routing.ts";
 import type { FluxRecord } from "../../shared/wire/window-result.ts";
 import type { MemoryReplicaStorage } from "../helpers/memory-replica-storage.ts";
@@ -19,7 +19,7 @@ import type { MemoryReplicaStorage } from "../helpers/memory-replica-storage.ts"
 export type Wrap<M, R> = (host: ReplicaHost, msg: M, run: (msg: M) => R) => R;
 type ReadLogCall = { epoch: number; fromLsn: number; toLsn: number };
 export type ReadPageCall = { epoch: number; afterSeq: number; limit: number };
-export type OutputPage = { status: "ok"; outputs: NumberedOutput[] } | Refusal;
+export type OutputPage = { status: "ok"; outputs: NumberedOutput[]; lsn: number } | Refusal;
 
 export interface VariantHooks {
   /** Around a write to a primary (its dedup and logging run synchronously at the start of the call). */
@@ -31,6 +31,8 @@ export interface VariantHooks {
   forward?: (standby: string, msg: Replicate, run: (msg: Replicate) => Promise<ReplicateReply>) => Promise<ReplicateReply>;
   readLog?: Wrap<ReadLogCall, LogEntry[] | Refusal>;
   readOutputPage?: Wrap<ReadPageCall, OutputPage>;
+  /** Around the fresh replica's answer to how much of a seed it holds. */
+  seedProgress?: Wrap<{ snapshot: string; chunks: number }, SeedProgressReply>;
   /** Around the fresh replica's install of a seed. */
   finishSeed?: Wrap<FinishSeed, FinishSeedReply>;
   /** Wraps a replica's storage when it is created. */

@@ -194,6 +194,7 @@ describe("parseFluxConfig", () => {
     replicaTimeoutMs: 1000,
     suspectMs: 150,
     missSpacingMs: 250,
+    seedPacing: 2.5,
     locationHints: [],
     enableFaults: false,
   };
@@ -229,6 +230,12 @@ describe("parseFluxConfig", () => {
     expect(parseFluxConfig({ FLUX_CHECKPOINT_EVERY: 8 }).checkpointEvery).toBe(8);
   });
 
+  it("reads the seed pacing as a decimal, 0 turning pauses off", () => {
+    expect(parseFluxConfig({ FLUX_SEED_PACING: "0.5" }).seedPacing).toBe(0.5);
+    expect(parseFluxConfig({ FLUX_SEED_PACING: "0" }).seedPacing).toBe(0);
+    expect(parseFluxConfig({ FLUX_SEED_PACING: 4 }).seedPacing).toBe(4);
+  });
+
   it.each([
     ["FLUX_MAX_BODY_BYTES", "abc"],
     ["FLUX_MAX_BODY_BYTES", "0"],
@@ -241,11 +248,15 @@ describe("parseFluxConfig", () => {
     ["FLUX_ROUTING_CACHE_MS", "3600001"],
     ["FLUX_MAX_KEY_LENGTH", "Infinity"],
     ["FLUX_MAX_KEY_LENGTH", "65537"],
+    ["FLUX_SEED_PACING", "-1"],
+    ["FLUX_SEED_PACING", "1e3"],
+    ["FLUX_SEED_PACING", ".5"],
+    ["FLUX_SEED_PACING", "101"],
   ])("throws when %s is %j", (name, value) => {
     expect(() => parseFluxConfig({ [name]: value })).toThrow();
   });
 
-  it.each(["FLUX_MAX_BODY_BYTES", "FLUX_MAX_BATCH_EVENTS", "FLUX_DEDUP_WINDOW", "FLUX_CHECKPOINT_EVERY", "FLUX_ROUTING_CACHE_MS", "FLUX_MAX_KEY_LENGTH"])(
+  it.each(["FLUX_MAX_BODY_BYTES", "FLUX_MAX_BATCH_EVENTS", "FLUX_DEDUP_WINDOW", "FLUX_CHECKPOINT_EVERY", "FLUX_ROUTING_CACHE_MS", "FLUX_MAX_KEY_LENGTH", "FLUX_SEED_PACING"])(
     "throws when %s is set to an empty string instead of reading it as 0",
     (name) => {
       expect(() => parseFluxConfig({ [name]: "" })).toThrow();
