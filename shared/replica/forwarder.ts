@@ -47,6 +47,8 @@ interface Waiter {
 
 /** Forwards (first one plus gap fills) per round before the round counts as failed. */
 const MAX_FORWARDS_PER_ROUND = 8;
+/** Rounds in a row sent again because the primary moved to a newer epoch while each was in flight. */
+const MAX_OVERTAKEN_ROUNDS = 2;
 /** Log entries sent per gap fill (a standby far behind is caught up in pages). */
 const GAP_PAGE = 200;
 /** Record characters per forward at most (well under the RPC size limit); the rest goes in the next. */
@@ -91,10 +93,18 @@ export class Forwarder {
     if (this.#busy) return;
     this.#busy = true;
     try {
+      let overtaken = 0;
       for (let view = this.#link.view(); view?.hasStandby && this.#waiters.length > 0; view = this.#link.view()) {
         if (view.standby === null) throw new Error("the primary does not know its standby yet (the monitor reconfigures it)");
-        const held = await this.#forward(view, view.standby);
-        this.#link.acked(view.epoch, view.standby, held);
+        try {
+          const held = await this.#forward(view, view.standby);
+          this.#link.acked(view.epoch, view.standby, held);
+        } catch (err) {
+          // A round overtaken by the primary's own move to a newer epoch (the standby moved too, so it
+          // refused the old one) goes again at the new epoch: its waiters' entries are still logged
+          // there, and a forward at it can make them stable.
+          if (this.#link.view()?.epoch === view.epoch || ++overtaken > MAX_OVERTAKEN_ROUNDS) throw err;
+        }
       }
     } catch (err) {
       this.fail(err instanceof Error ? err.message : String(err));

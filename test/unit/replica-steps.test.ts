@@ -118,6 +118,26 @@ describe("primary", () => {
     expect(await count(host)).toBe(2);
   });
 
+  it("sends a round again at the new epoch when the primary moved to one while the round was in flight", async () => {
+    const { host, forwards } = replica("primary");
+    const write = host.write(batch(1));
+    await flushed();
+    expect(forwards.held.map((f) => f.msg.epoch)).toEqual([1]);
+    // The monitor moves both replicas to epoch 2 (the standby first, so it refuses the round sent at 1).
+    host.init({ name: "r-primary", dataflowId: "df", partition: 0, spec: spec(), role: "primary", epoch: 2, hasStandby: true, standby: "r-standby", version: 2, create: true });
+    forwards.answer = (msg) => (msg.epoch < 2 ? { status: "stale", epoch: 2 } : { status: "ok", lsn: msg.upToLsn });
+    const flush = host.flush(2);
+    const sent: number[] = [];
+    for (let i = 0; i < 10 && forwards.held.length > 0; i++) {
+      for (const f of forwards.held.splice(0)) (sent.push(f.msg.epoch), f.release());
+      await flushed();
+    }
+    expect(sent).toEqual([1, 2]);
+    expect(await write).toMatchObject({ results: [{ status: "applied", lsn: 1, replicated: true }] });
+    expect(await flush).toEqual({ status: "ok", lsn: 1 });
+    expect(await host.readResults(2, { key: "a" })).toMatchObject({ status: "ok", results: [{ values: { n: 1 } }] });
+  });
+
   it("resends from the standby's LSN when it answers with a gap", async () => {
     const { host, forwards } = replica("primary");
     const standby = replica("standby").host;
