@@ -9,9 +9,8 @@ import { onInvalid } from "./http-errors.ts";
 
 /**
  * The routes (methods and Hono patterns) that take no query string; only existing routes,
- * so another method still gets its 404. `/v1/openapi.json` stays lenient. Not the events
- * route yet: its refusals are counted by its own middleware (functions/routes/events.ts),
- * which runs after these, so the check belongs there.
+ * so another method still gets its 404. `/v1/openapi.json` stays lenient. The events route
+ * applies {@link noQueryParameters} itself, after the middleware that counts its refusals.
  */
 export const ROUTES_WITHOUT_QUERY: readonly [methods: string[], path: string][] = [
   [["GET"], "/v1/dataflows"],

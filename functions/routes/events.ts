@@ -17,6 +17,7 @@ import type { AppEnv } from "../app-env.ts";
 import { checkStreamEvents } from "../../shared/ingest/check-stream-events.ts";
 import { countRefusal, replicaPort, reportFailure, reportSuspect, routeStream } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
+import { noQueryParameters } from "../no-query.ts";
 import { decodeUtf8, mediaTypeOf, requireUtf8Charset } from "../json-body.ts";
 import { writeBatch } from "../../shared/router/write-batch.ts";
 import type { InProgress } from "../../shared/router/write-coalescer.ts";
@@ -33,6 +34,7 @@ export const eventsRoutes = new Hono<AppEnv>()
   .post(
   "/:stream/events",
   zValidator("param", z.object({ stream: NameSchema }), onInvalid),
+  noQueryParameters,
   zValidator("header", ProducerHeadersSchema, onInvalid),
   async (c) => {
     const { stream } = c.req.valid("param");

@@ -33,6 +33,7 @@ describe("validation messages name what is wrong", () => {
       ["GET", `/v1/streams/${stream}?x=1`],
       ["GET", "/v1/operators?x=1"],
       ["POST", "/v1/admin/tokens?x=1", { scope: "admin", ttlSeconds: 60 }, admin],
+      ["POST", `/v1/streams/${stream}/events?dryRun=true`, [{ page: "a", ts: 1, bytes: 1 }], { "flux-producer-id": "q", "flux-seq": "1" }],
     ];
     for (const [method, path, body, headers] of cases) {
       const error = await errorOf(await call(method, path, body, headers));
@@ -44,6 +45,9 @@ describe("validation messages name what is wrong", () => {
     expect((await call("GET", `/v1/dataflows/${id}`)).status).toBe(200);
     expect((await call("GET", "/v1/dataflows")).status).toBe(200);
     expect((await call("GET", `/v1/streams/${stream}`)).status).toBe(404);
+    // The refused batch was not applied: the same (producer, seq) is new, not a duplicate.
+    const posted = await call("POST", `/v1/streams/${stream}/events`, [{ page: "a", ts: 1, bytes: 1 }], { "flux-producer-id": "q", "flux-seq": "1" });
+    expect(await posted.json()).toMatchObject({ events: 1, duplicate: false });
   }, 20_000);
 
   it("a name too long or starting with '-' or '.' is refused, saying why", async () => {
