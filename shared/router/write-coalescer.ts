@@ -46,6 +46,12 @@ export interface CoalescerOptions {
    * A request alone in the isolate (low load) never waits.
    */
   lingerPolls: number;
+  /**
+   * The isolate's clock (ms), when it has one: a request in progress for longer than
+   * `staleMs` no longer counts for lingering, so one whose handler never finishes (the
+   * runtime dropped it) cannot make every later send linger. Without it, none expires.
+   */
+  now?: () => number;
 }
 
 type Outcome = { reply: WriteReply } | { error: unknown };
@@ -66,8 +72,8 @@ interface Lane {
 export class WriteCoalescer {
   readonly #options: CoalescerOptions;
   readonly #lanes = new Map<string, Lane>();
-  /** Requests in progress: entered by {@link enter} and not left yet. */
-  #inProgress = 0;
+  /** Requests in progress: entered by {@link enter} and not left yet, oldest first. */
+  readonly #inProgress = new Set<InProgress & { readonly at: number }>();
 
   constructor(options: CoalescerOptions) {
     this.#options = options;
@@ -75,14 +81,15 @@ export class WriteCoalescer {
 
   /** Counts a request as in progress until it leaves (idempotent); its own sends do not wait for it. */
   enter(): InProgress {
-    this.#inProgress += 1;
     const request = {
       left: false,
+      at: this.#options.now?.() ?? 0,
       leave: () => {
-        if (!request.left) this.#inProgress -= 1;
+        this.#inProgress.delete(request);
         request.left = true;
       },
     };
+    this.#inProgress.add(request);
     return request;
   }
 
@@ -91,9 +98,14 @@ export class WriteCoalescer {
     return (primary, epoch, batch) => this.#send(port, after, primary, epoch, batch, request);
   }
 
-  /** Requests in progress other than the caller's own. */
-  #others(request: InProgress | undefined): number {
-    return this.#inProgress - (request && !request.left ? 1 : 0);
+  /** Whether a request other than the caller's own is in progress (dropping, oldest first, those in progress too long to count). */
+  #othersInProgress(request: InProgress | undefined): boolean {
+    const now = this.#options.now?.();
+    for (const other of this.#inProgress) {
+      if (now !== undefined && now - other.at > this.#options.staleMs) this.#inProgress.delete(other);
+      else if (other !== request) return true;
+    }
+    return false;
   }
 
   async #send(port: ReplicaPort, after: After, primary: string, epoch: number, batch: WriteBatch, request?: InProgress): Promise<WriteReply> {
@@ -113,7 +125,7 @@ export class WriteCoalescer {
         lane.inFlight = 0;
         lane.generation += 1;
       }
-      const linger = this.#others(request) > 0 && idlePolls < this.#options.lingerPolls;
+      const linger = idlePolls < this.#options.lingerPolls && this.#othersInProgress(request);
       if (first && ((lane.inFlight === 0 && !linger) || this.#isFull(lane))) await this.#lead(port, key, lane, primary, epoch);
       if (me.outcome) return unwrap(me.outcome);
       if (waitedMs >= this.#options.giveUpMs) {

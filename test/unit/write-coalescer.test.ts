@@ -209,4 +209,28 @@ describe("WriteCoalescer", () => {
     await reply;
     other.leave();
   });
+
+  it("stops counting a request in progress for longer than staleMs (its handler never finished), so sends no longer linger for it", async () => {
+    const primary = new HeldPrimary();
+    const timers = new HeldTimers();
+    let now = 0;
+    const coalescer = new WriteCoalescer(options({ lingerPolls: 2, staleMs: 100, now: () => now }));
+    coalescer.enter(); // never leaves
+    const waits = coalescer.sendVia(primary, timers.after)("p0", 1, batch(1));
+    await tick();
+    fireAll(timers);
+    await tick();
+    expect(sizes(primary)).toEqual([]); // it lingers for the other request
+    fireAll(timers);
+    await tick();
+    expect(sizes(primary)).toEqual([[1]]);
+    primary.calls[0]?.release();
+    await waits;
+    now = 101;
+    const alone = coalescer.sendVia(primary, timers.after)("p0", 1, batch(2));
+    await tick();
+    expect(sizes(primary)).toEqual([[1], [2]]); // the lost request no longer counts: it goes at once
+    primary.calls[1]?.release();
+    await alone;
+  });
 });
