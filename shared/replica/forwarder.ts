@@ -101,9 +101,10 @@ export class Forwarder {
           this.#link.acked(view.epoch, view.standby, held);
         } catch (err) {
           // A round overtaken by the primary's own move to a newer epoch (the standby moved too, so it
-          // refused the old one) goes again at the new epoch: its waiters' entries are still logged
-          // there, and a forward at it can make them stable.
-          if (this.#link.view()?.epoch === view.epoch || ++overtaken > MAX_OVERTAKEN_ROUNDS) throw err;
+          // refused the old one) goes again at the new epoch, if it still has a standby there: its
+          // waiters' entries are still logged, and a forward at it can make them stable.
+          const now = this.#link.view();
+          if (!now?.hasStandby || now.epoch === view.epoch || ++overtaken > MAX_OVERTAKEN_ROUNDS) throw err;
         }
       }
     } catch (err) {

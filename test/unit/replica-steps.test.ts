@@ -138,6 +138,17 @@ describe("primary", () => {
     expect(await host.readResults(2, { key: "a" })).toMatchObject({ status: "ok", results: [{ values: { n: 1 } }] });
   });
 
+  it("fails the round's waiters when the newer epoch took the primary's role away", async () => {
+    const { host, forwards } = replica("primary");
+    const write = host.write(batch(1));
+    await flushed();
+    host.init({ name: "r-primary", dataflowId: "df", partition: 0, spec: spec(), role: "standby", epoch: 2, hasStandby: false, standby: null, version: 2, create: true });
+    forwards.answer = () => ({ status: "stale", epoch: 2 });
+    await forwards.drain();
+    expect(forwards.held).toEqual([]);
+    expect(await write).toMatchObject({ results: [{ status: "unconfirmed" }] });
+  });
+
   it("resends from the standby's LSN when it answers with a gap", async () => {
     const { host, forwards } = replica("primary");
     const standby = replica("standby").host;
