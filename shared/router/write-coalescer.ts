@@ -21,7 +21,6 @@ export type After = (ms: number, fire: () => void) => void;
 
 /** A request the coalescer counts as in progress (see {@link WriteCoalescer.enter}). */
 export interface InProgress {
-  readonly left: boolean;
   leave(): void;
 }
 
@@ -82,12 +81,8 @@ export class WriteCoalescer {
   /** Counts a request as in progress until it leaves (idempotent); its own sends do not wait for it. */
   enter(): InProgress {
     const request = {
-      left: false,
       at: this.#options.now?.() ?? 0,
-      leave: () => {
-        this.#inProgress.delete(request);
-        request.left = true;
-      },
+      leave: () => void this.#inProgress.delete(request),
     };
     this.#inProgress.add(request);
     return request;
