@@ -77,12 +77,12 @@ export function createApp(): Hono<AppEnv> {
   app.use("/v1/*", authenticate);
   app.use("/v1/*", (c, next) =>
     bodyLimit({
-      maxSize: c.var.config.maxBodyBytes,
+      maxSize: c.get("config").maxBodyBytes,
       onError: (c2) =>
         errorResponse(
           c2,
-          new FluxError("PAYLOAD_TOO_LARGE", `request body exceeds ${c.var.config.maxBodyBytes} bytes`, {
-            limit: c.var.config.maxBodyBytes,
+          new FluxError("PAYLOAD_TOO_LARGE", `request body exceeds ${c.get("config").maxBodyBytes} bytes`, {
+            limit: c.get("config").maxBodyBytes,
           }),
         ),
     })(c, next),

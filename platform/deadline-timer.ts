@@ -8,8 +8,16 @@
  * timers permitting, not later either.
  *
  * One instance per context that may own a timer: a Worker request (its timers die with
- * it) or a Durable Object (whose requests share one context).
+ * it) or a Durable Object (whose requests share one context). It is the one deadline
+ * mechanism for calls to objects (`race`; `withDeadline` in object-calls.ts for one call).
+ * With `clearWhenIdle`, the armed timers are cleared once no deadline waits, so an object
+ * keeps no timer pending after its calls (a one-off call costs a setTimeout and a clearTimeout).
  */
+
+interface Armed {
+  due: number;
+  handle: unknown;
+}
 
 interface Deadline {
   due: number;
@@ -20,18 +28,26 @@ interface Deadline {
 export interface TimerClock {
   now(): number;
   setTimer(run: () => void, ms: number): unknown;
+  /** Cancels what `setTimer` returned (needed only with `clearWhenIdle`). */
+  clearTimer?(handle: unknown): void;
 }
 
-const RUNTIME: TimerClock = { now: () => Date.now(), setTimer: (run, ms) => setTimeout(run, ms) };
+const RUNTIME: TimerClock = {
+  now: () => Date.now(),
+  setTimer: (run, ms) => setTimeout(run, ms),
+  clearTimer: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
 
 export class DeadlineTimer {
   readonly #clock: TimerClock;
+  readonly #clearWhenIdle: boolean;
   readonly #deadlines = new Set<Deadline>();
-  /** When each armed timer fires (few: one, plus any armed earlier for a nearer deadline). */
-  readonly #armed: number[] = [];
+  /** When each armed timer fires (few: one, plus any armed earlier for a nearer deadline), and its handle. */
+  readonly #armed: Armed[] = [];
 
-  constructor(clock: TimerClock = RUNTIME) {
+  constructor(clock: TimerClock = RUNTIME, options: { clearWhenIdle?: boolean } = {}) {
     this.#clock = clock;
+    this.#clearWhenIdle = options.clearWhenIdle === true;
   }
 
   /** Runs `fire` once `ms` from now unless the returned function is called first. */
@@ -39,7 +55,9 @@ export class DeadlineTimer {
     const deadline: Deadline = { due: this.#clock.now() + ms, fire };
     this.#deadlines.add(deadline);
     if (deadline.due < this.#nextTimer()) this.#arm(deadline.due);
-    return () => void this.#deadlines.delete(deadline);
+    return () => {
+      if (this.#deadlines.delete(deadline) && this.#deadlines.size === 0 && this.#clearWhenIdle) this.#clearAll();
+    };
   }
 
   /** `promise`, or a rejection naming `what` if it has not settled within `ms`. */
@@ -70,17 +88,26 @@ export class DeadlineTimer {
   }
 
   #nextTimer(): number {
-    return this.#armed.length === 0 ? Number.POSITIVE_INFINITY : Math.min(...this.#armed);
+    let next = Number.POSITIVE_INFINITY;
+    for (const armed of this.#armed) next = Math.min(next, armed.due);
+    return next;
   }
 
   #arm(due: number): void {
-    this.#armed.push(due);
+    const armed: Armed = { due, handle: undefined };
+    this.#armed.push(armed);
     // At least 1 ms: a clock that has not moved yet must not spin the timer.
-    this.#clock.setTimer(() => this.#fired(due), Math.max(1, due - this.#clock.now()));
+    armed.handle = this.#clock.setTimer(() => this.#fired(armed), Math.max(1, due - this.#clock.now()));
   }
 
-  #fired(at: number): void {
-    this.#armed.splice(this.#armed.indexOf(at), 1);
+  #clearAll(): void {
+    for (const { handle } of this.#armed.splice(0)) this.#clock.clearTimer?.(handle);
+  }
+
+  #fired(armed: Armed): void {
+    const index = this.#armed.indexOf(armed);
+    if (index < 0) return; // cleared, though it ran anyway
+    this.#armed.splice(index, 1);
     const now = this.#clock.now();
     let next = Number.POSITIVE_INFINITY;
     for (const deadline of this.#deadlines) {
@@ -89,7 +116,8 @@ export class DeadlineTimer {
         deadline.fire();
       } else next = Math.min(next, deadline.due);
     }
+    if (this.#deadlines.size === 0 && this.#clearWhenIdle) this.#clearAll();
     // A timer armed earlier that fires no later than the next deadline serves it.
-    if (next < this.#nextTimer()) this.#arm(next);
+    else if (next < this.#nextTimer()) this.#arm(next);
   }
 }

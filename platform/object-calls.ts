@@ -1,25 +1,21 @@
 /**
  * The one way Workers and Durable Objects call Durable Objects (issue 12, STYLE.md §3):
  * stubs whose every method call is counted, and a deadline after which a call rejects
- * exactly like one that failed. Both `functions/` and `durable-objects/` import this.
+ * exactly like one that failed (`deadline-timer.ts`, the one deadline mechanism). Both `functions/` and `durable-objects/` import this.
  */
 import type { LocationHint } from "../shared/config.ts";
 import { COORDINATOR_NAME, INGEST_STATS_NAME } from "../shared/names.ts";
 import { countCall } from "./counters.ts";
+import { DeadlineTimer } from "./deadline-timer.ts";
 
 /**
- * Runs `call` and rejects when it has not settled within `ms`. `call` is an async function
- * so that a stub's union of promise types settles into one promise of a union.
+ * Runs `call` and rejects when it has not settled within `ms`, on `timer` (calls that
+ * overlap share its one armed timer) or, by default, on a timer of its own that is cleared
+ * once the call settles. `call` is an async function so that a stub's union of promise
+ * types settles into one promise of a union.
  */
-export function withDeadline<T>(call: () => Promise<T>, ms: number, what: string): Promise<T> {
-  const promise = call();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, deadline]).finally(() => {
-    if (timer !== undefined) clearTimeout(timer);
-  });
+export function withDeadline<T>(call: () => Promise<T>, ms: number, what: string, timer = new DeadlineTimer(undefined, { clearWhenIdle: true })): Promise<T> {
+  return timer.race(call(), ms, what);
 }
 
 /**

@@ -56,9 +56,11 @@ export function forwardPort(env: Env, timeoutMs: number): ForwardPort {
  */
 export function monitorPort(env: Env, probeTimeoutMs: number, callTimeoutMs: number, seedPacing: number, hintOf: HintOf): MonitorPort {
   const stub = stubFor(env, hintOf);
-  const call = <T>(name: string, method: string, run: () => Promise<T>): Promise<T> => withDeadline(run, callTimeoutMs, `replica ${name} (${method})`);
+  // One timer for the port's calls (a tick's probes go together), cleared once none waits.
+  const timer = new DeadlineTimer(undefined, { clearWhenIdle: true });
+  const call = <T>(name: string, method: string, run: () => Promise<T>): Promise<T> => withDeadline(run, callTimeoutMs, `replica ${name} (${method})`, timer);
   return {
-    probe: (name) => withDeadline(async () => stub(name).status(), probeTimeoutMs, `replica ${name} (probe)`),
+    probe: (name) => withDeadline(async () => stub(name).status(), probeTimeoutMs, `replica ${name} (probe)`, timer),
     configure: (name, msg) => call(name, "configure", async () => stub(name).init(msg)),
     beginSeed: (name, epoch) => call(name, "beginSeed", async () => stub(name).beginSeed(epoch)),
     readSeedChunk: (name, epoch, id, index) => call(name, "readSeedChunk", async () => stub(name).readSeedChunk(epoch, id, index)),

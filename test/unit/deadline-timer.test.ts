@@ -10,7 +10,12 @@ class FakeClock implements TimerClock {
   now = () => this.time;
   setTimer = (run: () => void, ms: number) => {
     this.set += 1;
-    this.timers.push({ at: this.time + ms, run });
+    const timer = { at: this.time + ms, run };
+    this.timers.push(timer);
+    return timer;
+  };
+  clearTimer = (handle: unknown) => {
+    this.timers = this.timers.filter((t) => t !== handle);
   };
   /** Advances to `to`, running due timers in time order (the clock reads each timer's time while it runs). */
   advance(to: number): void {
@@ -103,5 +108,26 @@ describe("DeadlineTimer", () => {
     expect(polls).toBe(300);
     // The deadline's timer, then one per millisecond of polling (100 rounds of three).
     expect(clock.set).toBeLessThanOrEqual(1 + 100 + 1);
+  });
+
+  it("with clearWhenIdle, leaves no timer pending once no deadline waits, and still fires the ones that do", async () => {
+    const clock = new FakeClock();
+    const timer = new DeadlineTimer(clock, { clearWhenIdle: true });
+    await expect(timer.race(Promise.resolve(1), 250, "replica r (probe)")).resolves.toBe(1);
+    expect(clock.timers).toHaveLength(0);
+    // Probes of one tick share one timer; the one that misses is rejected on time.
+    const late = timer.race(new Promise(() => {}), 250, "replica a (probe)");
+    const quick = timer.race(Promise.resolve(2), 250, "replica b (probe)");
+    expect(clock.set).toBe(2);
+    await quick;
+    clock.advance(1_249);
+    expect(timer.pending).toBe(1);
+    clock.advance(1_250);
+    await expect(late).rejects.toThrow("replica a (probe) did not answer within 250 ms");
+    expect(clock.timers).toHaveLength(0);
+    // Without the option, a met deadline's timer stays armed to serve the next call.
+    const sharing = new DeadlineTimer(clock);
+    await sharing.race(Promise.resolve(3), 250, "replica r (write)");
+    expect(clock.timers).toHaveLength(1);
   });
 });
