@@ -103,7 +103,7 @@ async function runSeed(seed: number) {
 async function postAll(r: ReturnType<typeof rng>, cluster: MemoryCluster, s: DataflowSpec, initial: DataflowRecord, batches: readonly Batch[]): Promise<DataflowRecord> {
   const replicaNames = initial.routes.flatMap((route) => [route.primary, ...(route.standby ? [route.standby] : [])]);
   const sends = r.shuffle([...batches, ...batches.filter(() => r.chance(0.4))]);
-  const coalescer = new WriteCoalescer({ maxBatches: 1 + r.int(6), maxChars: 50 + r.int(400), giveUpMs: 10_000, staleMs: 5_000, lingerMs: 0 });
+  const coalescer = new WriteCoalescer({ maxBatches: 1 + r.int(6), maxChars: 50 + r.int(400), pollMs: 1, giveUpMs: 10_000, staleMs: 5_000, lingerPolls: 0 });
   // Each poll waits a macrotask (a fake timer that fires at once), as the real one would.
   const after = (_ms: number, fire: () => void) => void setTimeout(fire, 0);
   let current = initial;

@@ -19,32 +19,24 @@ class HeldPrimary implements ReplicaPort {
 }
 
 const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
-const options = (overrides: Partial<CoalescerOptions> = {}): CoalescerOptions => ({ maxBatches: 64, maxChars: 1_000_000, giveUpMs: 10_000, staleMs: 5_000, lingerMs: 0, ...overrides });
-/** A caller's timer that fires only when the test says so; records what was armed and what was cancelled. */
+const options = (overrides: Partial<CoalescerOptions> = {}): CoalescerOptions => ({ maxBatches: 64, maxChars: 1_000_000, pollMs: 1, giveUpMs: 10_000, staleMs: 5_000, lingerPolls: 0, ...overrides });
+/** A caller's timer that fires only when the test says so; records what was armed. */
 class HeldTimers {
-  readonly armed: { ms: number; fire(): void; cancelled: boolean }[] = [];
-  readonly after: After = (ms, fire) => {
-    const timer = { ms, fire, cancelled: false };
-    this.armed.push(timer);
-    return () => void (timer.cancelled = true);
-  };
-  /** Fires every live timer of `ms` armed so far. */
-  fire(ms: number): void {
-    for (const t of this.armed.filter((a) => a.ms === ms && !a.cancelled)) (t.cancelled = true), t.fire();
-  }
-  live(): number[] {
-    return this.armed.filter((t) => !t.cancelled).map((t) => t.ms);
-  }
+  readonly armed: { ms: number; fire(): void }[] = [];
+  readonly after: After = (ms, fire) => void this.armed.push({ ms, fire });
 }
-/** A caller's timer that never fires. */
-const never: After = () => undefined;
+/** Fires every timer armed so far (each caller's next poll). */
+const fireAll = (timers: HeldTimers) => timers.armed.splice(0).forEach((t) => t.fire());
+/** A caller's timer on which every poll waits one macrotask. */
+const soon: After = (_ms, fire) => void setTimeout(fire, 0);
 const batch = (seq: number, records = "[]") => ({ producer: "p", seq, records });
 const sizes = (primary: HeldPrimary) => primary.calls.map((c) => c.msg.batches.map((b) => b.seq));
+
 describe("WriteCoalescer", () => {
   it("sends a batch at once when nothing is in flight, and the rest together once that call ends", async () => {
     const primary = new HeldPrimary();
     const coalescer = new WriteCoalescer(options());
-    const send = coalescer.sendVia(primary, never);
+    const send = coalescer.sendVia(primary, soon);
     const replies = [1, 2, 3, 4].map((seq) => send("p0", 1, batch(seq)));
     await tick();
     expect(sizes(primary)).toEqual([[1]]);
@@ -57,12 +49,12 @@ describe("WriteCoalescer", () => {
 
   it("sends a group that reaches its bound in batches or characters at once", async () => {
     const primary = new HeldPrimary();
-    const send = new WriteCoalescer(options({ maxBatches: 3, maxChars: 10 })).sendVia(primary, never);
+    const send = new WriteCoalescer(options({ maxBatches: 3, maxChars: 10 })).sendVia(primary, soon);
     const replies = [1, 2, 3, 4, 5, 6, 7].map((seq) => send("p0", 1, batch(seq)));
     for (let i = 0; i < 5; i++) await tick();
     expect(sizes(primary)).toEqual([[1], [2, 3, 4], [5, 6, 7]]);
     const wide = new HeldPrimary();
-    const sendWide = new WriteCoalescer(options({ maxChars: 10 })).sendVia(wide, never);
+    const sendWide = new WriteCoalescer(options({ maxChars: 10 })).sendVia(wide, soon);
     const more = [1, 2, 3, 4].map((seq) => sendWide("p0", 1, batch(seq, "123456")));
     for (let i = 0; i < 5; i++) await tick();
     // 2 and 3 each fill a group (two would exceed 10 characters); 4 alone does not, so it waits.
@@ -77,7 +69,7 @@ describe("WriteCoalescer", () => {
   it("keeps primaries and epochs apart, and fails every caller of a call that failed", async () => {
     const primary = new HeldPrimary();
     const coalescer = new WriteCoalescer(options());
-    const send = coalescer.sendVia(primary, never);
+    const send = coalescer.sendVia(primary, soon);
     const a = send("p0", 1, batch(1));
     const b = send("p1", 1, batch(2));
     const c = send("p0", 2, batch(3));
@@ -92,7 +84,7 @@ describe("WriteCoalescer", () => {
     await Promise.all([a, b, c]);
   });
 
-  it("wakes waiting callers when the call ends, on no timer; a batch sent at once arms none", async () => {
+  it("polls on the caller's own timer: a batch sent at once arms none, a waiting one one per poll", async () => {
     const primary = new HeldPrimary();
     const timers = new HeldTimers();
     const send = new WriteCoalescer(options()).sendVia(primary, timers.after);
@@ -101,27 +93,37 @@ describe("WriteCoalescer", () => {
     expect(timers.armed).toHaveLength(0);
     const waiting = [2, 3].map((seq) => send("p0", 1, batch(seq)));
     await tick();
-    // Each waiting caller arms its give-up once; the first in line also watches for a stale call.
-    expect(timers.live().sort((a, b) => a - b)).toEqual([5_000, 10_000, 10_000]);
+    expect(timers.armed.map((t) => t.ms)).toEqual([1, 1]);
+    // A poll while the call is still in flight looks and polls again.
+    timers.armed[0]?.fire();
+    await tick();
+    expect(timers.armed).toHaveLength(3);
     primary.calls[0]?.release();
     await first;
+    for (const t of timers.armed.slice(1)) t.fire();
     await tick();
     expect(sizes(primary)).toEqual([[1], [2, 3]]);
     primary.calls[1]?.release();
+    for (const t of timers.armed.slice(3)) t.fire();
     await Promise.all(waiting);
-    expect(timers.live()).toEqual([]); // every timer of an answered caller is cancelled
   });
 
-  it("sends past a call lost with its request (never answered) once no call started for staleMs", async () => {
+  it("sends past a call lost with its request (never answered) once it is older than staleMs", async () => {
     const primary = new HeldPrimary();
     const timers = new HeldTimers();
     const coalescer = new WriteCoalescer(options({ staleMs: 3, giveUpMs: 10 }));
-    // The first caller's request is gone: its call is never answered.
-    void coalescer.sendVia(primary, never)("p0", 1, batch(1));
+    // The first caller's request is gone: its call is never answered and it never polls again.
+    void coalescer.sendVia(primary, () => {})("p0", 1, batch(1));
     const second = coalescer.sendVia(primary, timers.after)("p0", 1, batch(2));
     await tick();
     expect(sizes(primary)).toEqual([[1]]);
-    timers.fire(3);
+    for (let poll = 0; poll < 3; poll++) {
+      timers.armed[poll]?.fire();
+      await tick();
+    }
+    // Three polls (3 ms) blocked behind the lost call: not yet past staleMs.
+    expect(sizes(primary)).toEqual([[1]]);
+    timers.armed[3]?.fire();
     await tick();
     expect(sizes(primary)).toEqual([[1], [2]]);
     primary.calls[1]?.release();
@@ -135,18 +137,21 @@ describe("WriteCoalescer", () => {
     await third;
   });
 
-  it("fails a caller that waited for longer than its give-up time, and the others still go", async () => {
+  it("fails a caller that polled for longer than its give-up time, and the others still go", async () => {
     const primary = new HeldPrimary();
     const timers = new HeldTimers();
     const send = new WriteCoalescer(options({ giveUpMs: 2 })).sendVia(primary, timers.after);
     const first = send("p0", 1, batch(1));
     const second = send("p0", 1, batch(2)).catch((err: Error) => err.message);
     await tick();
-    timers.fire(2);
+    timers.armed[0]?.fire();
+    await tick();
+    timers.armed[1]?.fire(); // the second caller's second poll: 2 ms of polls
     await expect(second).resolves.toBe("write to p0 not sent within 2 ms (coalescer)");
     const third = send("p0", 1, batch(3));
     primary.calls[0]?.release();
     await first;
+    timers.armed[2]?.fire();
     await tick();
     expect(sizes(primary)).toEqual([[1], [3]]);
     primary.calls[1]?.release();
@@ -156,7 +161,7 @@ describe("WriteCoalescer", () => {
   it("lets a batch for an idle primary wait while other requests are in progress, never for its own", async () => {
     const primary = new HeldPrimary();
     const timers = new HeldTimers();
-    const coalescer = new WriteCoalescer(options({ lingerMs: 2 }));
+    const coalescer = new WriteCoalescer(options({ lingerPolls: 2 }));
     // A request alone in the isolate: its batch goes at once (low load never waits).
     const own = coalescer.enter();
     const alone = coalescer.sendVia(primary, timers.after, own)("p0", 1, batch(1));
@@ -174,24 +179,30 @@ describe("WriteCoalescer", () => {
     a.leave();
     a.leave(); // leaving twice counts once
     const second = coalescer.sendVia(primary, timers.after, b)("p0", 1, batch(3));
+    fireAll(timers); // every caller's first poll: b is still in progress
     await tick();
-    expect(sizes(primary)).toEqual([[1]]); // b is still in progress
-    b.leave(); // the last other request leaves: the lingering batch goes at once, with b's
+    expect(sizes(primary)).toEqual([[1]]);
+    b.leave();
+    fireAll(timers);
     await tick();
     expect(sizes(primary)).toEqual([[1], [2, 3]]);
     primary.calls[1]?.release();
+    await tick();
+    fireAll(timers); // the second caller finds its outcome at its next poll
     await Promise.all([first, second]);
   });
 
-  it("stops lingering after lingerMs even while another request is in progress", async () => {
+  it("stops lingering after lingerPolls polls even while another request is in progress", async () => {
     const primary = new HeldPrimary();
     const timers = new HeldTimers();
-    const coalescer = new WriteCoalescer(options({ lingerMs: 2 }));
+    const coalescer = new WriteCoalescer(options({ lingerPolls: 2 }));
     const other = coalescer.enter();
     const reply = coalescer.sendVia(primary, timers.after)("p0", 1, batch(1));
     await tick();
+    fireAll(timers);
+    await tick();
     expect(sizes(primary)).toEqual([]);
-    timers.fire(2);
+    fireAll(timers);
     await tick();
     expect(sizes(primary)).toEqual([[1]]);
     primary.calls[0]?.release();
@@ -199,36 +210,18 @@ describe("WriteCoalescer", () => {
     other.leave();
   });
 
-  it("sends batches that waited behind a call as soon as it ends, without lingering for requests in progress", async () => {
-    const primary = new HeldPrimary();
-    const timers = new HeldTimers();
-    const coalescer = new WriteCoalescer(options({ lingerMs: 2 }));
-    const other = coalescer.enter();
-    const first = coalescer.sendVia(primary, timers.after)("p0", 1, batch(1));
-    timers.fire(2);
-    await tick();
-    expect(sizes(primary)).toEqual([[1]]);
-    const behind = [2, 3].map((seq) => coalescer.sendVia(primary, timers.after)("p0", 1, batch(seq)));
-    await tick();
-    primary.calls[0]?.release();
-    await first;
-    await tick();
-    expect(sizes(primary)).toEqual([[1], [2, 3]]); // no linger timer fired: they went when the call ended
-    primary.calls[1]?.release();
-    await Promise.all(behind);
-    other.leave();
-  });
-
   it("stops counting a request in progress for longer than staleMs (its handler never finished), so sends no longer linger for it", async () => {
     const primary = new HeldPrimary();
     const timers = new HeldTimers();
     let now = 0;
-    const coalescer = new WriteCoalescer(options({ lingerMs: 2, staleMs: 100, now: () => now }));
+    const coalescer = new WriteCoalescer(options({ lingerPolls: 2, staleMs: 100, now: () => now }));
     coalescer.enter(); // never leaves
     const waits = coalescer.sendVia(primary, timers.after)("p0", 1, batch(1));
     await tick();
+    fireAll(timers);
+    await tick();
     expect(sizes(primary)).toEqual([]); // it lingers for the other request
-    timers.fire(2);
+    fireAll(timers);
     await tick();
     expect(sizes(primary)).toEqual([[1]]);
     primary.calls[0]?.release();
@@ -239,5 +232,30 @@ describe("WriteCoalescer", () => {
     expect(sizes(primary)).toEqual([[1], [2]]); // the lost request no longer counts: it goes at once
     primary.calls[1]?.release();
     await alone;
+  });
+
+  it("sends batches that waited behind a call at their first poll after it ends, without lingering for requests in progress", async () => {
+    const primary = new HeldPrimary();
+    const timers = new HeldTimers();
+    const coalescer = new WriteCoalescer(options({ lingerPolls: 2 }));
+    const other = coalescer.enter();
+    const first = coalescer.sendVia(primary, timers.after)("p0", 1, batch(1));
+    fireAll(timers);
+    await tick();
+    fireAll(timers); // it lingered its two polls
+    await tick();
+    expect(sizes(primary)).toEqual([[1]]);
+    const behind = [2, 3].map((seq) => coalescer.sendVia(primary, timers.after)("p0", 1, batch(seq)));
+    await tick();
+    primary.calls[0]?.release();
+    await first;
+    fireAll(timers);
+    await tick();
+    expect(sizes(primary)).toEqual([[1], [2, 3]]);
+    primary.calls[1]?.release();
+    await tick();
+    fireAll(timers);
+    await Promise.all(behind);
+    other.leave();
   });
 });
