@@ -10,10 +10,13 @@ import type { AppEnv } from "./app-env.ts";
 
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
 
+/** Stateless between calls (no `stream` option), so one per isolate serves every request. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
 /** Decodes `body` strictly: invalid UTF-8 is a client error, never replaced by U+FFFD. */
 export function decodeUtf8(body: ArrayBuffer): string {
   try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(body);
+    return UTF8.decode(body);
   } catch {
     throw new FluxError("INVALID_JSON", "the body is not valid UTF-8; send it encoded as UTF-8");
   }
