@@ -76,7 +76,7 @@ export const VARIANTS = {
   "promotion-without-fencing": {
     what: "the monitor promotes the standby without a new epoch",
     breaks: ["one-writer-per-epoch"],
-    runs: [{ bound: 5 }, { workload: "ticks", bound: 5 }],
+    runs: [{ bound: 35 }, { workload: "ticks", bound: 5 }],
     hooks: () => ({ save: keepEpochOnTakeover }),
   },
   "early-log-trim": {
