@@ -74,11 +74,15 @@ async function ingest(c: Context<AppEnv>, stream: string, { producer, seq }: { p
     subBatches: routeEvents(record.spec, events, receivedAtMs, config.maxKeyLength),
   }));
   const keep = (p: Promise<unknown>) => waitUntil(c, p);
-  // One timer for this request's call deadlines, slow-call watches and coalescer waits.
+  // One timer for this request's call deadlines and slow-call watches.
   const timer = new DeadlineTimer();
   const port = replicaPort(c.env, config, timer, (replica) => c.get("suspects").verdict(replica, () => reportSuspect(c.env, keep, replica)));
   // Concurrent sub-batches for the same primary share a call, made with the port of one of their requests.
-  const send = c.get("coalescer").sendVia(port, (ms, fire) => timer.after(ms, fire), request);
+  // Each waiting sub-batch polls on a timer of its own: polling on the request's shared timer woke a
+  // request's waiters together and merged fewer sub-batches per call (P=16, R=2, three alternating
+  // 3 s rounds on a loaded machine: 1.6-2.0 against 2.5-3.3; again in issue 12's sixth session,
+  // 37.1 against 27.8 write calls per 1,000 events).
+  const send = c.get("coalescer").sendVia(port, (ms, fire) => void setTimeout(fire, ms), request);
   const results = await writeBatch(send, routed, { producer, seq }, () =>
     routeStream(c.env, c.get("routingCache"), stream, true).then((routing) => routing.dataflows),
   ).catch((err: unknown) => {
