@@ -2,7 +2,7 @@
  * Builds the Hono app: error envelope, `/v1` access control, config parsing and the
  * resource routes. One app per isolate; its routing cache, slow-call reports and write coalescer live in the closure.
  */
-import { Hono, type Context, type Next } from "hono";
+import { Hono, type Context, type MiddlewareHandler, type Next } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
 import { parseFluxConfig, type FluxConfig } from "../shared/config.ts";
@@ -75,18 +75,16 @@ export function createApp(): Hono<AppEnv> {
   app.use("/v1/admin/replicas/*", onlyWithFaults);
   app.use("/v1/admin/counters", onlyWithFaults);
   app.use("/v1/*", authenticate);
-  app.use("/v1/*", (c, next) =>
-    bodyLimit({
-      maxSize: c.get("config").maxBodyBytes,
-      onError: (c2) =>
-        errorResponse(
-          c2,
-          new FluxError("PAYLOAD_TOO_LARGE", `request body exceeds ${c.get("config").maxBodyBytes} bytes`, {
-            limit: c.get("config").maxBodyBytes,
-          }),
-        ),
-    })(c, next),
-  );
+  // Built once per isolate with its configuration (the limit is fixed for the isolate's life).
+  let limitBody: MiddlewareHandler<AppEnv> | undefined;
+  app.use("/v1/*", (c, next) => {
+    const { maxBodyBytes } = c.get("config");
+    limitBody ??= bodyLimit({
+      maxSize: maxBodyBytes,
+      onError: (c2) => errorResponse(c2, new FluxError("PAYLOAD_TOO_LARGE", `request body exceeds ${maxBodyBytes} bytes`, { limit: maxBodyBytes })),
+    });
+    return limitBody(c, next);
+  });
 
   for (const [methods, path] of ROUTES_WITHOUT_QUERY) app.on(methods, path, noQueryParameters);
 
