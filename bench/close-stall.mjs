@@ -2,7 +2,8 @@
 // partition at R=2 fills `keys` keys into one window, then one event past its end closes
 // it. Reports how long that write took, the longest stall of the thread meanwhile (a
 // probe touching no object, `stalls.mjs`), the outputs each replica numbered, and what
-// the monitor did (events, epoch) over the next seconds.
+// the monitor did (events, epoch) over the next seconds. First it times three pages of
+// open results (1,000 each) of that window.
 // Usage: node bench/close-stall.mjs [keys=100000] [git ref to compare against]
 import { api, buildBundle, buildRefBundle, removeDir, startFlux, tempDir } from "./harness.mjs";
 import { createDataflow } from "./scenarios.mjs";
@@ -30,6 +31,15 @@ async function closeOnce(bundle, label) {
     for (let from = 0; from < keys; from += 20_000, seq++) {
       await post(flux.url, id, Array.from({ length: Math.min(20_000, keys - from) }, (_, i) => ({ page: `k${from + i}`, ts: 1_000, bytes: 1 })), seq);
     }
+    const pageMs = [];
+    let cursor = null;
+    for (let page = 0; page < 3; page++) {
+      const startedAt = performance.now();
+      const res = await api(flux.url, "GET", `/v1/dataflows/${id}/results?limit=1000${cursor ? `&after=${encodeURIComponent(cursor)}` : ""}`);
+      if (res.status !== 200 || res.body.results.length !== 1000) throw new Error(`results page ${page}: ${res.status}`);
+      pageMs.push(Math.round(performance.now() - startedAt));
+      cursor = res.body.next;
+    }
     const before = (await api(flux.url, "GET", "/v1/status")).body.dataflows.find((d) => d.id === id);
     await sleep(2_000);
     const probe = stallProbe(flux.url);
@@ -40,7 +50,7 @@ async function closeOnce(bundle, label) {
     const after = (await api(flux.url, "GET", "/v1/status")).body.dataflows.find((d) => d.id === id);
     const events = after.events.filter((e) => !before.events.some((b) => b.at === e.at && b.kind === e.kind)).map((e) => `${e.kind}: ${e.detail}`);
     const replicas = after.partitions[0].replicas.map((r) => `${r.name} ${r.role} epoch ${r.epoch} outputSeq ${r.outputSeq}`);
-    console.log(JSON.stringify({ label, keys, closeWriteMs: Math.round(closeMs), longestStallMs: Math.round(longestStall(samples)), epochBefore: before.partitions[0].replicas[0]?.epoch, replicas, monitorEvents: events }, null, 1));
+    console.log(JSON.stringify({ label, keys, openResultPagesMs: pageMs, closeWriteMs: Math.round(closeMs), longestStallMs: Math.round(longestStall(samples)), epochBefore: before.partitions[0].replicas[0]?.epoch, replicas, monitorEvents: events }, null, 1));
   } finally {
     await flux.stop();
     removeDir(dir);
