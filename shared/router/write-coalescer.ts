@@ -39,11 +39,11 @@ export interface CoalescerOptions {
    */
   staleMs: number;
   /**
-   * At most this many polls a caller whose batch found its lane idle (no call in flight,
-   * none waiting) waits before it sends while other requests are in progress in this
-   * isolate ({@link WriteCoalescer.enter}), so that their batches (and those of requests
-   * their answers bring back) join its call (0: never). A request alone in the isolate
-   * (low load) never waits, and batches that waited behind a call go as soon as it ends.
+   * At most this many polls a caller on an idle lane waits before it sends while other
+   * requests are in progress in this isolate ({@link WriteCoalescer.enter}), so that their
+   * batches (and those of requests their answers bring back) join its call (0: never).
+   * A request alone in the isolate (low load) never waits; batches that waited behind a
+   * call wait so once it ends only while calls to other primaries are in flight.
    */
   lingerPolls: number;
   /**
@@ -109,13 +109,14 @@ export class WriteCoalescer {
     let lane = this.#lanes.get(key);
     if (!lane) this.#lanes.set(key, (lane = { inFlight: 0, waiting: [], chars: 0, generation: 0 }));
     const me: Waiting = { batch, outcome: null };
-    // Only a batch that finds its lane idle may linger: the others go as soon as the call ahead ends.
-    let lingers = this.#options.lingerPolls > 0 && lane.inFlight === 0 && lane.waiting.length === 0;
+    // A batch that finds its lane idle may linger; one that waited behind a call lingers once it ends only while
+    // calls to other primaries are in flight (the isolate has other work then; else the primary would sit idle).
+    const arrivedIdle = lane.inFlight === 0 && lane.waiting.length === 0;
     lane.waiting.push(me);
     lane.chars += batch.records.length;
     // How long this caller has been first in line behind a call in flight.
     let blockedMs = 0;
-    // Polls this caller has lingered.
+    // Polls this caller has made since the lane was last busy.
     let idlePolls = 0;
     for (let waitedMs = 0; ; waitedMs += this.#options.pollMs) {
       const first = !me.outcome && lane.waiting[0] === me;
@@ -123,8 +124,8 @@ export class WriteCoalescer {
         lane.inFlight = 0;
         lane.generation += 1;
       }
-      lingers &&= idlePolls < this.#options.lingerPolls && lane.inFlight === 0 && this.#othersInProgress(request);
-      if (first && ((lane.inFlight === 0 && !lingers) || this.#isFull(lane))) await this.#lead(port, key, lane, primary, epoch);
+      const linger = idlePolls < this.#options.lingerPolls && (arrivedIdle || this.#otherLanesBusy(lane)) && this.#othersInProgress(request);
+      if (first && ((lane.inFlight === 0 && !linger) || this.#isFull(lane))) await this.#lead(port, key, lane, primary, epoch);
       if (me.outcome) return unwrap(me.outcome);
       if (waitedMs >= this.#options.giveUpMs) {
         lane.waiting = lane.waiting.filter((w) => w !== me);
@@ -132,8 +133,14 @@ export class WriteCoalescer {
       }
       await new Promise<void>((resolve) => after(this.#options.pollMs, resolve));
       blockedMs = lane.waiting[0] === me && lane.inFlight > 0 ? blockedMs + this.#options.pollMs : 0;
-      idlePolls += 1;
+      idlePolls = lane.inFlight > 0 ? 0 : idlePolls + 1;
     }
+  }
+
+  /** Whether a call to another primary is in flight from this isolate. */
+  #otherLanesBusy(lane: Lane): boolean {
+    for (const other of this.#lanes.values()) if (other !== lane && other.inFlight > 0) return true;
+    return false;
   }
 
   #isFull(lane: Lane): boolean {

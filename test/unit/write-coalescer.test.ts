@@ -234,7 +234,7 @@ describe("WriteCoalescer", () => {
     await alone;
   });
 
-  it("sends batches that waited behind a call at their first poll after it ends, without lingering for requests in progress", async () => {
+  it("sends batches that waited behind a call at their first poll after it ends when no other primary has a call in flight", async () => {
     const primary = new HeldPrimary();
     const timers = new HeldTimers();
     const coalescer = new WriteCoalescer(options({ lingerPolls: 2 }));
@@ -256,6 +256,37 @@ describe("WriteCoalescer", () => {
     await tick();
     fireAll(timers);
     await Promise.all(behind);
+    other.leave();
+  });
+
+  it("lets batches that waited behind a call linger once it ends while a call to another primary is in flight", async () => {
+    const primary = new HeldPrimary();
+    const timers = new HeldTimers();
+    const coalescer = new WriteCoalescer(options({ lingerPolls: 2 }));
+    const other = coalescer.enter();
+    const elsewhere = coalescer.sendVia(primary, timers.after)("p1", 1, batch(9));
+    const first = coalescer.sendVia(primary, timers.after)("p0", 1, batch(1));
+    for (let i = 0; i < 2; i++) {
+      fireAll(timers); // both linger their two polls, then go
+      await tick();
+    }
+    expect(sizes(primary)).toEqual([[9], [1]]);
+    const behind = [2, 3].map((seq) => coalescer.sendVia(primary, timers.after)("p0", 1, batch(seq)));
+    await tick();
+    primary.calls[1]?.release();
+    await first;
+    fireAll(timers); // the call to p0 ended, but p1's is still in flight: they linger
+    await tick();
+    expect(sizes(primary)).toEqual([[9], [1]]);
+    fireAll(timers);
+    await tick();
+    fireAll(timers);
+    await tick();
+    expect(sizes(primary)).toEqual([[9], [1], [2, 3]]);
+    for (const c of [primary.calls[0], primary.calls[2]]) c?.release();
+    await tick();
+    fireAll(timers);
+    await Promise.all([elsewhere, ...behind]);
     other.leave();
   });
 });
