@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench [-- --quick | --profile [--partitions N] [--cpuprofile <path>] | --report-only | --idle-only | --recovery-only [--keys N[,M...]] [--seed-pacing X] [--before <git ref>]] [--before <git ref>]`: builds the
+// `npm run bench [-- --quick | --profile [--partitions N] [--cpuprofile <path>] | --report-only | --idle-only | --recovery-only [--keys N[,M...]] [--seed-pacing X] [--after-matrix] [--cpuprofile <dir>] [--before <git ref>]] [--before <git ref>]`: builds the
 // real worker bundle (and the bench's plain baseline and traced build), runs them in local workerd through the Miniflare API,
 // drives them from this process, and writes bench/results/*.json, docs/BENCHMARKS.md and its
 // SVG plots. Every ratio compares numbers from this one run.
@@ -11,7 +11,7 @@ import { idleScenario } from "./idle.mjs";
 import { lowLoadPlan, matrixCell, matrixPlan } from "./matrix.mjs";
 import { join } from "node:path";
 import { freePort, profileScenario } from "./profile.mjs";
-import { explainStalls, fullRunPrelude, startIsolateProfile } from "./stall-trace.mjs";
+import { explainStalls, fullRunPrelude, gcTrace, startIsolateProfile } from "./stall-trace.mjs";
 import { writeReport } from "./report.mjs";
 import { costProfile, countedEvents, failover, rawBaseline, recovery } from "./scenarios.mjs";
 
@@ -57,15 +57,19 @@ if (process.argv.includes("--recovery-only")) {
   if (beforeBuild) builds.unshift({ label: `before ${before}`, path: beforeBuild.path, vars: {} });
   // `--after-matrix`: each build's workerd first holds what a full run's holds by then
   // (`fullRunPrelude`), then seeds all `sizes` in turn. `--cpuprofile <dir>`: profiles the
-  // largest size's seed and checkpoint and explains their longest stalls (bench/stall-trace.mjs).
+  // largest size's seed and checkpoint, explains their longest stalls (bench/stall-trace.mjs)
+  // and lists every full GC of the workerd.
   const afterMatrix = process.argv.includes("--after-matrix");
   const profileDir = argAfter("--cpuprofile");
+  // V8 prints each GC to workerd's output; collected (not printed) for the runs profiled.
+  if (profileDir) process.env.MINIFLARE_WORKERD_V8_FLAGS = `${process.env.MINIFLARE_WORKERD_V8_FLAGS ?? ""} --trace-gc`.trim();
   const startedAt = new Date().toISOString();
   const runs = [];
   const runIn = async (build, inOne, tag) => {
     const persist = tempDir("flux-bench-recovery-");
     const port = profileDir ? await freePort() : undefined;
-    const flux = await startFlux(build.path, persist, build.vars, { inspectorPort: port });
+    const gc = profileDir ? gcTrace() : null;
+    const flux = await startFlux(build.path, persist, build.vars, { inspectorPort: port, onRuntimeLine: gc?.line });
     const log = (line) => console.log(`[${new Date().toISOString().slice(11, 19)} ${build.label}] ${line}`);
     try {
       if (afterMatrix) await fullRunPrelude(flux, 1_000, log);
@@ -74,6 +78,12 @@ if (process.argv.includes("--recovery-only")) {
       const rs = await recoveryRuns(flux.url, inOne, 4_000, log, profileDir ? async () => (profiler = await startIsolateProfile(port)) : undefined);
       for (const r of rs) runs.push({ build: build.label, vars: build.vars, loadAverageBefore: load, loadAverageAfter: loadavg(), ...r });
       if (profiler) explainStalls(await profiler.stop(), build.path, rs.at(-1), log, join(profileDir, `${tag}.cpuprofile`));
+      if (gc) {
+        const majors = gc.majors();
+        runs.at(-1).majorGcs = majors;
+        const longest = majors.reduce((a, g) => (a && a.pauseMs >= g.pauseMs ? a : g), null);
+        log(`  full GCs in this workerd: ${majors.length}${longest ? `, longest ${Math.round(longest.pauseMs)} ms (${longest.beforeMb} -> ${longest.afterMb} MB); largest heap left ${Math.max(...majors.map((g) => g.afterMb))} MB` : ""}`);
+      }
     } finally {
       await flux.stop();
       removeDir(persist);

@@ -112,3 +112,19 @@ export function explainStalls(profile, scriptPath, run, log, path) {
   const cp = run.checkpoint;
   if (cp?.longestStallAtMs != null) reportWindow(profile, scriptPath, `longest stall while checkpointing (${Math.round(cp.longestStallMs)} ms)`, windowOf(cp.longestStallAtMs, cp.longestStallMs), log);
 }
+
+/**
+ * V8's `--trace-gc` lines of a workerd (MINIFLARE_WORKERD_V8_FLAGS), collected: `line(text)`
+ * for `onRuntimeLine`; `majors()` gives each full GC (workerd runs V8 with incremental
+ * marking off, so each is one pause of the whole isolate) as `{ pauseMs, beforeMb, afterMb }`.
+ */
+export function gcTrace() {
+  const majors = [];
+  return {
+    line(text) {
+      const m = /Mark-Compact[^\d]*([\d.]+) \([\d.]+\) -> ([\d.]+) \([\d.]+\) MB, (?:pooled: [\d.]+ MB, )?([\d.]+) \//.exec(text);
+      if (m) majors.push({ beforeMb: Number(m[1]), afterMb: Number(m[2]), pauseMs: Number(m[3]) });
+    },
+    majors: () => majors.slice(),
+  };
+}
