@@ -13,7 +13,7 @@ import { costProfile, failover } from "./scenarios.mjs";
 /** The monotonic clock in µs, as the V8 profiler stamps samples. */
 const monoUs = () => Number(process.hrtime.bigint() / 1000n);
 /** µs on the monotonic clock of a `performance.now()` reading (ms). */
-export const toMonoUs = (ms) => monoUs() - performance.now() * 1000 + ms * 1000;
+const toMonoUs = (ms) => monoUs() - performance.now() * 1000 + ms * 1000;
 
 /**
  * Starts a CPU profile of the product isolate behind Miniflare's `inspectorPort`.
