@@ -32,14 +32,15 @@ export function partBody(meta: ReplicaMeta, part: MetaPart): string {
   return JSON.stringify(fields);
 }
 
-/** Splits entries into runs of consecutive LSNs, one log row each. */
-export function consecutiveRuns(entries: readonly LogEntry[]): LogEntry[][] {
+/** Splits entries into runs of consecutive LSNs, one log row each (usually one run: the entries themselves). */
+export function consecutiveRuns(entries: readonly LogEntry[]): (readonly LogEntry[])[] {
   const runs: LogEntry[][] = [];
-  for (const entry of entries) {
-    const run = runs[runs.length - 1];
-    const last = run?.[run.length - 1];
-    if (run && last && entry.lsn === last.lsn + 1) run.push(entry);
-    else runs.push([entry]);
+  let start = 0;
+  for (let i = 1; i <= entries.length; i++) {
+    if (i < entries.length && entries[i]?.lsn === (entries[i - 1]?.lsn ?? 0) + 1) continue;
+    if (start === 0 && i === entries.length) return [entries];
+    runs.push(entries.slice(start, i));
+    start = i;
   }
   return runs;
 }
