@@ -60,6 +60,15 @@ describe("replica storage layout", () => {
       expect(sql.exec("SELECT name FROM sqlite_master WHERE name IN ('log_groups', 'log_groups_by_last')").toArray()).toEqual([]);
       expect(storage.readLog(1, 3)).toEqual(entries);
       expect(storage.readLog(2, 2)).toEqual(entries.slice(1, 2));
+      // Later steps write rows of the second form beside them; a trim frees the old rows for reuse.
+      const meta: ReplicaMeta = { ...firstLayoutMeta("x", "x"), standby: "y" };
+      const fourth: LogEntry = { lsn: 4, producer: "q", seq: 1, records: "[]" };
+      storage.persist({ ...meta, lsn: 4 }, { log: [fourth], outputs: [] });
+      expect(storage.readLog(1, 4)).toEqual([...entries, fourth]);
+      storage.persist({ ...meta, lsn: 4, appliedLsn: 4 }, { log: [], outputs: [], trimLogThrough: 2 });
+      storage.persist({ ...meta, lsn: 5, appliedLsn: 4 }, { log: [{ ...fourth, lsn: 5, seq: 2 }], outputs: [] });
+      expect(sql.exec("SELECT slot, first_lsn FROM log_slots ORDER BY slot").toArray()).toEqual([{ slot: 1, first_lsn: 5 }, { slot: 3, first_lsn: 3 }, { slot: 4, first_lsn: 4 }]);
+      expect(storage.readLog(1, 5)).toEqual([entries[2], fourth, { ...fourth, lsn: 5, seq: 2 }]);
     });
   });
 
@@ -113,6 +122,9 @@ describe("replica storage layout", () => {
       expect(slots().map((row) => Number(row.first_lsn)).sort((a, b) => a - b)).toEqual([5, 6, 8]);
       expect(restarted.readLog(1, 9).map((e) => e.lsn)).toEqual([5, 6, 8, 9]);
       expect(restarted.readLog(9, 9)).toEqual(many.slice(8, 9));
+      // A row whose head does not match its records is refused, not read short.
+      state.storage.sql.exec("UPDATE log_slots SET body = substr(body, 1, length(body) - 1) WHERE first_lsn = 8");
+      expect(() => new SqlReplicaStorage(state.storage).readLog(8, 9)).toThrow(/log row at LSN 8 holds/);
     });
   });
 
