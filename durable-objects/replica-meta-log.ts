@@ -49,6 +49,8 @@ export class ReplicaMetaLog {
    */
   planMeta(meta: ReplicaMeta, effects: ReplicaEffects): MetaPlan {
     const durable = durableMeta(this.#stored, meta, effects);
+    // The meta as stored is what storage must hold: no part changed.
+    if (durable === this.#stored) return { durable, parts: [] };
     const parts: MetaPlan["parts"] = [];
     for (const part of PARTS) {
       const values = META_PARTS[part].map((field) => durable[field]);
