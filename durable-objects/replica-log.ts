@@ -9,7 +9,7 @@
 import { z } from "zod";
 import type { LogEntry } from "../shared/wire/persisted.ts";
 import type { CountedSql } from "../platform/counted-sql.ts";
-import { consecutiveRuns, LOG_PART } from "./replica-layout.ts";
+import { LOG_PART } from "./replica-layout.ts";
 import { decodeLogRow, encodeLogRow } from "./log-rows.ts";
 
 /** The stored trim point (the `LOG_PART` row of `meta_parts`): rows wholly at or behind it are gone. */
@@ -49,10 +49,11 @@ export class ReplicaLog {
   constructor(sql: CountedSql) {
     this.#sql = sql;
   }
-  /** Each run of consecutive LSNs goes in one row: a free row rewritten (1 row written), else a new one. */
-  writeLog(entries: readonly LogEntry[]): void {
+  /** Each run of consecutive LSNs (`consecutiveRuns`) goes in one row: a free row rewritten (1 row written), else a new one. */
+  writeRuns(runs: readonly (readonly LogEntry[])[]): void {
+    if (runs.length === 0) return;
     const log = this.#directory();
-    for (const run of consecutiveRuns(entries)) {
+    for (const run of runs) {
       const firstLsn = run[0]?.lsn ?? 0;
       const row: LogRow = { firstLsn, lastLsn: firstLsn + run.length - 1, chars: 0 };
       const body = encodeLogRow(run);

@@ -12,7 +12,7 @@ import type { NumberedOutput } from "../shared/wire/replica-rpc.ts";
 import type { ResultFilter } from "../shared/operators/operator.ts";
 import { writeCheckpoint } from "./checkpoint-staging.ts";
 import { CountedSql } from "../platform/counted-sql.ts";
-import { migrateFirstLayout, migrateLogGroups, outputsQuery, SCHEMA, TABLES } from "./replica-layout.ts";
+import { consecutiveRuns, migrateFirstLayout, migrateLogGroups, outputsQuery, SCHEMA, TABLES } from "./replica-layout.ts";
 import { ReplicaMetaLog } from "./replica-meta-log.ts";
 import { ReplicaLog } from "./replica-log.ts";
 
@@ -39,7 +39,7 @@ export class SqlReplicaStorage implements ReplicaStorage {
     migrateLogGroups(this.#sql, transaction);
     migrateFirstLayout(this.#sql, transaction, (meta, log) => {
       this.#metaLog.writeMeta(this.#metaLog.planMeta(meta, { log: [], outputs: [] }));
-      this.#log.writeLog(log);
+      this.#log.writeRuns(consecutiveRuns(log));
     });
     this.#forget();
   }
@@ -131,20 +131,28 @@ export class SqlReplicaStorage implements ReplicaStorage {
     );
   }
 
-  /** Writes the meta parts that must change and a step's effects atomically; a step with nothing to store opens no transaction. */
+  /**
+   * Writes the meta parts that must change and a step's effects atomically. A step that
+   * stores one statement (the usual write or forward: its log row) needs no transaction
+   * around it, as a statement is atomic by itself; one that stores nothing opens none.
+   */
   persist(meta: ReplicaMeta, effects: ReplicaEffects): void {
-    const sql = this.#sql;
     const plan = this.#metaLog.planMeta(meta, effects);
-    if (!plan.parts.some((p) => p.body !== null) && !hasWrites(effects) && !this.#log.trimming()) return this.#metaLog.writeMeta(plan);
+    const runs = consecutiveRuns(effects.log);
+    const others = hasOtherWrites(effects) || this.#log.trimming();
+    const statements = plan.parts.filter((p) => p.body !== null).length + runs.length;
+    const write = () => {
+      this.#metaLog.writeMeta(plan);
+      this.#log.writeRuns(runs);
+      if (!others) return;
+      for (const output of effects.outputs) this.#insertOutput(output, "INSERT");
+      writeCheckpoint(this.#sql, effects, meta.checkpointLsn, this.#chunkChars);
+      if (effects.trimLogThrough !== undefined) this.#log.trimLog(effects.trimLogThrough);
+      else this.#log.continueTrim();
+    };
     try {
-      this.#storage.transactionSync(() => {
-        this.#metaLog.writeMeta(plan);
-        this.#log.writeLog(effects.log);
-        for (const output of effects.outputs) this.#insertOutput(output, "INSERT");
-        writeCheckpoint(sql, effects, meta.checkpointLsn, this.#chunkChars);
-        if (effects.trimLogThrough !== undefined) this.#log.trimLog(effects.trimLogThrough);
-        else this.#log.continueTrim();
-      });
+      if (!others && statements <= 1) write();
+      else this.#storage.transactionSync(write);
     } catch (err) {
       // Rolled back: what is stored is no longer known, so the next write rewrites every part.
       this.#forget();
@@ -158,7 +166,7 @@ export class SqlReplicaStorage implements ReplicaStorage {
   }
 }
 
-/** Whether a step's effects store anything besides the meta. */
-function hasWrites(effects: ReplicaEffects): boolean {
-  return effects.log.length > 0 || effects.outputs.length > 0 || effects.checkpoint !== undefined || effects.checkpointStage !== undefined || effects.trimLogThrough !== undefined;
+/** Whether a step's effects store anything besides the meta and the log. */
+function hasOtherWrites(effects: ReplicaEffects): boolean {
+  return effects.outputs.length > 0 || effects.checkpoint !== undefined || effects.checkpointStage !== undefined || effects.trimLogThrough !== undefined;
 }
