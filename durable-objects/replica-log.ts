@@ -49,15 +49,15 @@ export class ReplicaLog {
   constructor(sql: CountedSql) {
     this.#sql = sql;
   }
+
   /** Each run of consecutive LSNs (`consecutiveRuns`) goes in one row: a free row rewritten (1 row written), else a new one. */
   writeRuns(runs: readonly (readonly LogEntry[])[]): void {
     if (runs.length === 0) return;
     const log = this.#directory();
     for (const run of runs) {
       const firstLsn = run[0]?.lsn ?? 0;
-      const row: LogRow = { firstLsn, lastLsn: firstLsn + run.length - 1, chars: 0 };
       const body = encodeLogRow(run);
-      row.chars = body.length;
+      const row: LogRow = { firstLsn, lastLsn: firstLsn + run.length - 1, chars: body.length };
       const free = log.free.pop();
       if (free === undefined) {
         const slot = log.nextSlot++;
