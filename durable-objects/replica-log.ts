@@ -3,8 +3,8 @@
  * entries as one new row text (`log-rows.ts`) into a row the log no longer needs (an
  * UPDATE: 1 row written) or a new row, never rewriting a row that grows: appending to a
  * long row rewrote all of it. A trim stores one trim point (1 row) that hides the rows
- * behind it and frees them for reuse. Rows never overlap; the small table is scanned
- * without an index (an index cost a row per write).
+ * behind it and frees them for reuse. Rows never overlap; an in-memory directory of their
+ * LSN ranges (read once per load) finds them, as an index would cost a row per write.
  */
 import { z } from "zod";
 import type { LogEntry } from "../shared/wire/persisted.ts";
@@ -24,6 +24,8 @@ const LogTrimSchema = z.object({ v: z.literal(1), trimmedThrough: z.number().int
 const FREE_ROWS_KEPT = 1_024;
 const FREE_CHARS_KEPT = 16_000_000;
 const TRIM_ROWS_PER_STEP = 64;
+/** Rows read per query (a Durable Object's SQLite takes at most 100 bound parameters). */
+const SLOTS_PER_READ = 100;
 
 interface LogRow {
   firstLsn: number;
@@ -71,16 +73,25 @@ export class ReplicaLog {
     }
   }
 
-  /** Log entries with `fromLsn ≤ lsn ≤ toLsn`, ascending, from the rows not trimmed (rows never overlap). */
+  /**
+   * Log entries with `fromLsn ≤ lsn ≤ toLsn`, ascending, from the rows not trimmed (rows
+   * never overlap). The directory names the rows, so only they are read, by key.
+   */
   readLog(fromLsn: number, toLsn: number): LogEntry[] {
-    const { trimmedThrough } = this.#directory();
-    const rows = this.#sql.all<{ first_lsn: number; body: string }>(
-      "SELECT first_lsn, body FROM log_slots WHERE last_lsn > ? AND last_lsn >= ? AND first_lsn <= ? ORDER BY first_lsn",
-      trimmedThrough,
-      fromLsn,
-      toLsn,
-    );
-    return rows.flatMap((row) => decodeLogRow(row.first_lsn, row.body).filter((e) => e.lsn >= fromLsn && e.lsn <= toLsn));
+    const log = this.#directory();
+    const slots = [...log.rows]
+      .filter(([, row]) => row.lastLsn > log.trimmedThrough && row.lastLsn >= fromLsn && row.firstLsn <= toLsn)
+      .sort(([, a], [, b]) => a.firstLsn - b.firstLsn)
+      .map(([slot]) => slot);
+    const entries: LogEntry[] = [];
+    for (let i = 0; i < slots.length; i += SLOTS_PER_READ) {
+      const some = slots.slice(i, i + SLOTS_PER_READ);
+      const query = `SELECT first_lsn, body FROM log_slots WHERE slot IN (${some.map(() => "?").join(", ")}) ORDER BY first_lsn`;
+      for (const row of this.#sql.all<{ first_lsn: number; body: string }>(query, ...some)) {
+        for (const entry of decodeLogRow(row.first_lsn, row.body)) if (entry.lsn >= fromLsn && entry.lsn <= toLsn) entries.push(entry);
+      }
+    }
+    return entries;
   }
 
   /**

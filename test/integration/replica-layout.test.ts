@@ -138,6 +138,9 @@ describe("replica storage layout", () => {
       for (let lsn = 1; lsn <= steps; lsn++) storage.persist({ ...meta, lsn }, { log: [{ lsn, producer: "p", seq: lsn, records: "[]" }], outputs: [] });
       const count = () => state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM log_slots").one().n;
       expect(count()).toBe(steps);
+      // Read by key, 100 rows per query: all of them, in order, also after a restart.
+      expect(storage.readLog(1, steps).map((e) => e.lsn)).toEqual(Array.from({ length: steps }, (_, i) => i + 1));
+      expect(new SqlReplicaStorage(state.storage).readLog(150, 450).map((e) => e.lsn)).toEqual(Array.from({ length: 301 }, (_, i) => i + 150));
       storage.persist({ ...meta, lsn: steps, appliedLsn: steps }, { log: [], outputs: [], trimLogThrough: steps });
       expect(count()).toBe(steps - 64);
       // The next steps, even with nothing else to store, delete the rest.
