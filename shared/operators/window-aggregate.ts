@@ -13,10 +13,10 @@ import type { AggregateValue, FluxRecord, WindowResult } from "../wire/window-re
 import type { Emit, Operator, RecordField, ResultFilter } from "./operator.ts";
 import { hllAdd, hllCreate, hllEstimate, type HllState } from "./sketches/hyperloglog.ts";
 import { topKAdd, topKCreate, topKTop, type TopKState } from "./sketches/space-saving.ts";
-import { advanceTo, openWindowResults, slotOfKey } from "./keyed-windows.ts";
+import { advanceTo, openWindowResults } from "./keyed-windows.ts";
 import { accumulatorCheck, isWindowAggregateState, type Accumulator, type WindowAggregateState } from "./window-aggregate-state.ts";
 import { keyedWindowSlicing } from "./keyed-window-slices.ts";
-import { addSlot, keepPreimage, openWindow } from "./keyed-window-cursor.ts";
+import { windowKeys, type WindowKeys } from "./keyed-window-cursor.ts";
 
 /** The Space-Saving capacity of a `topk` aggregate that sets none. */
 export function defaultCapacity(k: number): number {
@@ -88,18 +88,18 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
     return { key, windowStartMs: startMs, windowEndMs: startMs + sizeMs, values, closed };
   };
 
-  const addTo = (state: WindowAggregateState, byKey: WindowAggregateState["open"][string], slot: string, values: readonly (number | string)[]): void => {
-    let acc = byKey[slot];
-    if (acc) keepPreimage(state, byKey, slot);
-    else {
+  /** Adds `record` (`[key, timeMs, ...values]`) to its key's accumulator in `window`. */
+  const addTo = (window: WindowKeys<Accumulator>, key: string, record: FluxRecord): void => {
+    let acc = window.forUpdate(key);
+    if (!acc) {
       acc = { n: 0, sum: new Array<number>(width).fill(0), min: [], max: [] };
       if (sketches.length > 0) acc.hll = sketches.map((s) => hllCreate(s.precision));
       if (summaries.length > 0) acc.top = summaries.map((s) => topKCreate(s.capacity));
-      addSlot(byKey, slot, acc);
+      window.add(key, acc);
     }
     acc.n += 1;
     for (let i = 0; i < width; i++) {
-      const value = values[i];
+      const value = record[2 + i];
       const x = typeof value === "number" ? value : 0;
       acc.sum[i] = (acc.sum[i] ?? 0) + x;
       const min = acc.min[i];
@@ -107,12 +107,12 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
       if (min === undefined || x < min) acc.min[i] = x;
       if (max === undefined || x > max) acc.max[i] = x;
     }
-    if (acc.hll) for (let j = 0; j < sketches.length; j++) hllAdd(acc.hll[j] as HllState, String(values[(sketches[j] as { at: number }).at]));
+    if (acc.hll) for (let j = 0; j < sketches.length; j++) hllAdd(acc.hll[j] as HllState, String(record[2 + (sketches[j] as { at: number }).at]));
     if (acc.top) {
       for (let j = 0; j < summaries.length; j++) {
         const { at, weightAt } = summaries[j] as { at: number; weightAt: number };
-        const weight = weightAt < 0 ? 1 : values[weightAt];
-        topKAdd(acc.top[j] as TopKState, String(values[at]), typeof weight === "number" ? weight : 0);
+        const weight = weightAt < 0 ? 1 : record[2 + weightAt];
+        topKAdd(acc.top[j] as TopKState, String(record[2 + at]), typeof weight === "number" ? weight : 0);
       }
     }
   };
@@ -127,15 +127,21 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
 
     process(state, records: readonly FluxRecord[], out) {
       let maxTimeMs = state.maxTimeMs ?? Number.NEGATIVE_INFINITY;
-      for (const record of records) {
-        const [key, timeMs, ...values] = record;
+      // The windows this call touched: looking one up again per record cost as much as the record.
+      const windows = new Map<number, WindowKeys<Accumulator>>();
+      // Indexed reads, not `[key, timeMs, ...values]`: the rest array was a fifth of the cost per record.
+      for (let r = 0; r < records.length; r++) {
+        const record = records[r] as FluxRecord;
+        const key = record[0];
+        const timeMs = record[1];
         const watermarkMs = maxTimeMs - latenessMs;
-        const slot = slotOfKey(key);
         let counted = false;
         // Every window [start, start + size) holding timeMs, newest first; closed ones are skipped.
         for (let start = Math.floor(timeMs / slideMs) * slideMs; start + sizeMs > timeMs; start -= slideMs) {
           if (start + sizeMs <= watermarkMs) break;
-          addTo(state, openWindow(state, start), slot, values);
+          let window = windows.get(start);
+          if (!window) windows.set(start, (window = windowKeys(state, start)));
+          addTo(window, key, record);
           counted = true;
         }
         if (!counted) {
