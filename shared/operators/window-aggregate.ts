@@ -117,6 +117,20 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
     }
   };
 
+  /** The windows one `process` call touches, each looked up once (per record, that cost as much as the record). */
+  const touchedWindows = (state: WindowAggregateState): ((start: number) => WindowKeys<Accumulator>) => {
+    const windows = new Map<number, WindowKeys<Accumulator>>();
+    let lastStart = Number.NaN;
+    let last: WindowKeys<Accumulator> | undefined;
+    return (start) => {
+      if (start === lastStart && last) return last;
+      last = windows.get(start);
+      if (!last) windows.set(start, (last = windowKeys(state, start)));
+      lastStart = start;
+      return last;
+    };
+  };
+
   const advance = (state: WindowAggregateState, timeMs: number, out: Emit<WindowResult>): WindowAggregateState => {
     advanceTo(state, timeMs, sizeMs, latenessMs, toResult, out);
     return state;
@@ -127,8 +141,7 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
 
     process(state, records: readonly FluxRecord[], out) {
       let maxTimeMs = state.maxTimeMs ?? Number.NEGATIVE_INFINITY;
-      // The windows this call touched: looking one up again per record cost as much as the record.
-      const windows = new Map<number, WindowKeys<Accumulator>>();
+      const windowAt = touchedWindows(state);
       // Indexed reads, not `[key, timeMs, ...values]`: the rest array was a fifth of the cost per record.
       for (let r = 0; r < records.length; r++) {
         const record = records[r] as FluxRecord;
@@ -139,9 +152,7 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
         // Every window [start, start + size) holding timeMs, newest first; closed ones are skipped.
         for (let start = Math.floor(timeMs / slideMs) * slideMs; start + sizeMs > timeMs; start -= slideMs) {
           if (start + sizeMs <= watermarkMs) break;
-          let window = windows.get(start);
-          if (!window) windows.set(start, (window = windowKeys(state, start)));
-          addTo(window, key, record);
+          addTo(windowAt(start), key, record);
           counted = true;
         }
         if (!counted) {
