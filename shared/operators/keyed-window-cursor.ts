@@ -5,10 +5,12 @@
  * slots in insertion order beside it (slots are only ever added to a window, and windows
  * are dropped whole), and the cursor walks the first `n` of each list, `n` being its
  * length when the cursor opened: slots added later are not part of the checkpoint. Before
- * an operator mutates an accumulator while a cursor is open it calls `keepPreimage`, which
+ * an operator mutates an accumulator while a cursor is open it calls `keepPreimage` (or
+ * takes it through `WindowKeys.forUpdate`), which
  * keeps the accumulator's text as of the opening (once per slot, O(1)). A window closed
  * meanwhile stays reachable through the cursor, so its slots are still written.
- * The lists and cursors live in WeakMaps beside the state, which stays a plain JSON value.
+ * The lists, cursors and each window's accumulators by key ({@link windowKeys}) live in
+ * WeakMaps beside the state, which stays a plain JSON value.
  */
 import { slotOfKey, type KeyedWindows } from "./keyed-windows.ts";
 import type { SliceCursor } from "./state-slices.ts";
