@@ -6,7 +6,7 @@
 // `--rounds` interleaved rounds, since other processes share the cores.
 // Run: node bench/replica-apply.mjs [--ms 500] [--rounds 5] [--cursor] [--only <variant name part>] [--root <dir holding shared/>]
 // (--cursor keeps a checkpoint cursor open; --root measures another tree, e.g. an older commit's
-// `git archive <commit> shared | tar -x -C <dir>`).
+// `git archive <commit> shared | tar -x -C <dir>` with `node_modules` linked into `<dir>`).
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
