@@ -1,10 +1,10 @@
 // Microbenchmark of one replica's apply path (issue 12, "cheaper per event"), in Node:
 // the standby's `replicate` step over log entries whose records are the JSON string the
 // log holds, as the P=4 benchmark sends them (8 producers x 100-event batches over 10k
-// keys, so ~25 records per partition over ~2,500 keys, one tumbling 60 s window, count + sum).
+// keys, so at P=4 ~25 records per partition over ~2,500 keys, one tumbling 60 s window, count + sum).
 // Prints CPU ns per applied record for the whole step and for its parts: the least of
 // `--rounds` interleaved rounds, since other processes share the cores.
-// Run: node bench/replica-apply.mjs [--ms 500] [--rounds 5] [--cursor] [--only <variant name part>] [--root <dir holding shared/>]
+// Run: node bench/replica-apply.mjs [--ms 500] [--rounds 5] [--partitions 4] [--cursor] [--only <variant name part>] [--root <dir holding shared/>]
 // (--cursor keeps a checkpoint cursor open; --root measures another tree, e.g. an older commit's
 // `git archive <commit> shared | tar -x -C <dir>` with `node_modules` linked into `<dir>`).
 import { resolve } from "node:path";
@@ -14,7 +14,7 @@ import { makeBatch, prng } from "./load.mjs";
 import { specFor } from "./scenarios.mjs";
 
 const { values: args } = parseArgs({
-  options: { ms: { type: "string", default: "500" }, rounds: { type: "string", default: "5" }, cursor: { type: "boolean", default: false }, only: { type: "string" }, root: { type: "string", default: resolve(import.meta.dirname, "..") } },
+  options: { ms: { type: "string", default: "500" }, rounds: { type: "string", default: "5" }, partitions: { type: "string", default: "4" }, cursor: { type: "boolean", default: false }, only: { type: "string" }, root: { type: "string", default: resolve(import.meta.dirname, "..") } },
 });
 const load = (path) => import(pathToFileURL(resolve(args.root, path)).href);
 const { partitionFor } = await load("shared/partitioner.ts");
@@ -24,10 +24,10 @@ const { replicate } = await load("shared/replica/replica-steps.ts");
 const { DataflowSpecSchema } = await load("shared/wire/dataflow-spec.ts");
 const { ReplicaMetaSchema } = await load("shared/wire/persisted.ts");
 
-const PARTITIONS = 4;
+const PARTITIONS = Number(args.partitions);
 const spec = DataflowSpecSchema.parse(specFor("micro", PARTITIONS, 2));
 const random = prng(7);
-/** Partition 0's sub-batches of 100-event batches, as the log holds them: JSON of `[key, timeMs, bytes]` records. */
+/** Partition 0's sub-batches (10,000 / P keys) of 100-event batches, as the log holds them: JSON of `[key, timeMs, bytes]` records. */
 const subBatches = Array.from({ length: 400 }, () =>
   JSON.stringify(
     makeBatch(random, 100, 10_000, 1_000)
