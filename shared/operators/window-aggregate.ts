@@ -54,6 +54,10 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
   const latenessMs = window.allowedLatenessMs;
   const fields = windowRecordFields(specAggregates);
   const width = fields.filter((f) => f.type === "number").length;
+  // Per-field minima and maxima only when an aggregate reads them (a spec never changes): otherwise
+  // `min` and `max` stay empty, two arrays fewer to reach per record (on a busy isolate, whose
+  // caches hold other work between sub-batches, each is a cache miss; issue 12).
+  const keepsExtremes = Object.values(specAggregates).some((a) => a.op === "min" || a.op === "max");
   // Record value position of a field read as a number / as a string.
   const numberAt = (name: string) => fields.findIndex((f) => f.type === "number" && f.name === name);
   const stringAt = (name: string) => fields.findIndex((f) => f.type === "string" && f.name === name);
@@ -102,6 +106,7 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
       const value = record[2 + i];
       const x = typeof value === "number" ? value : 0;
       acc.sum[i] = (acc.sum[i] ?? 0) + x;
+      if (!keepsExtremes) continue;
       const min = acc.min[i];
       const max = acc.max[i];
       if (min === undefined || x < min) acc.min[i] = x;
