@@ -101,7 +101,8 @@ export function keepPreimage<A>(state: KeyedWindows<A>, byKey: Record<string, A>
   cursors.get(state)?.keep(byKey, slot);
 }
 
-function slotsOf(byKey: Record<string, unknown>): string[] {
+/** The slots of a window object in insertion order: the live list (copy it before reordering). */
+export function slotsOf(byKey: Record<string, unknown>): string[] {
   let list = slotLists.get(byKey);
   if (!list) {
     // Restored from a whole (format 1) snapshot: listed once, kept up to date from now on.

@@ -7,6 +7,7 @@
  */
 import { isAfter, type WindowResult } from "../wire/window-result.ts";
 import type { Emit, ResultFilter } from "./operator.ts";
+import { firstAfter, sortedSlots } from "./sorted-slots.ts";
 
 /** Open windows of accumulators `A`. */
 export interface KeyedWindows<A> {
@@ -46,7 +47,7 @@ export function advanceTo<A>(state: KeyedWindows<A>, timeMs: number, sizeMs: num
     .sort((a, b) => a - b);
   for (const start of due) {
     const byKey = state.open[start] ?? {};
-    for (const slot of Object.keys(byKey).sort()) {
+    for (const slot of sortedSlots(byKey)) {
       const acc = byKey[slot];
       const result = acc === undefined ? null : toResult(keyOfSlot(slot), start, acc, true);
       if (result) out(result);
@@ -64,9 +65,13 @@ export function openWindowResults<A>(state: KeyedWindows<A>, sizeMs: number, fil
   for (const start of starts) {
     if (filter.toMs !== undefined && start >= filter.toMs) continue;
     if (filter.fromMs !== undefined && start + sizeMs <= filter.fromMs) continue;
+    if (filter.after && start < filter.after.windowStartMs) continue;
     const byKey = state.open[start] ?? {};
-    const slots = filter.key === undefined ? Object.keys(byKey).sort() : [slotOfKey(filter.key)];
-    for (const slot of slots) {
+    const slots = filter.key === undefined ? sortedSlots(byKey) : [slotOfKey(filter.key)];
+    // Paging: the slots after the position, found by bisection in key order.
+    const from = filter.key === undefined && filter.after?.windowStartMs === start ? firstAfter(slots, slotOfKey(filter.after.key)) : 0;
+    for (let i = from; i < slots.length; i++) {
+      const slot = slots[i] as string;
       const acc = byKey[slot];
       const key = keyOfSlot(slot);
       if (acc === undefined || (filter.after && !isAfter({ windowStartMs: start, key }, filter.after))) continue;
