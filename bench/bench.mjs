@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench [-- --quick | --profile [--partitions N] [--cpuprofile <path>] | --report-only | --idle-only | --recovery-only [--keys N[,M...]] [--seed-pacing X] [--before <git ref>]] [--before <git ref>]`: builds the
+// `npm run bench [-- --quick | --profile [--partitions N] [--cpuprofile <path>] | --report-only | --idle-only | --recovery-only [--keys N[,M...]] [--seed-pacing X] [--after-matrix] [--cpuprofile <dir>] [--before <git ref>]] [--before <git ref>]`: builds the
 // real worker bundle (and the bench's plain baseline and traced build), runs them in local workerd through the Miniflare API,
 // drives them from this process, and writes bench/results/*.json, docs/BENCHMARKS.md and its
 // SVG plots. Every ratio compares numbers from this one run.
@@ -9,16 +9,18 @@ import { counterSelfCost } from "./costs.mjs";
 import { api, buildBundle, buildRefBundle, readCounters, removeDir, startFlux, startPlain, tempDir } from "./harness.mjs";
 import { idleScenario } from "./idle.mjs";
 import { lowLoadPlan, matrixCell, matrixPlan } from "./matrix.mjs";
-import { profileScenario } from "./profile.mjs";
+import { join } from "node:path";
+import { freePort, profileScenario } from "./profile.mjs";
+import { explainStalls, fullRunPrelude, gcTrace, startIsolateProfile } from "./stall-trace.mjs";
 import { writeReport } from "./report.mjs";
 import { costProfile, countedEvents, failover, rawBaseline, recovery } from "./scenarios.mjs";
 
 /** The recovery scenario per state size; the largest (1M keys in a full run) also times a whole-state checkpoint. */
-async function recoveryRuns(url, sizes, sampleMs, log) {
+async function recoveryRuns(url, sizes, sampleMs, log, beforeLargestSeed = undefined) {
   const runs = [];
   for (const keys of sizes) {
     log(`recovery: seed a fresh standby for ${keys} keys`);
-    const r = await recovery(url, keys, sampleMs, log, keys >= 1_000_000);
+    const r = await recovery(url, keys, sampleMs, log, keys >= 1_000_000, keys === Math.max(...sizes) ? beforeLargestSeed : undefined);
     runs.push(r);
     log(`  seeded in ${r.seedMs} ms; ingest meanwhile at ${(r.ratio * 100).toFixed(0)}% of normal; longest stall while seeding ${Math.round(r.longestSeedStallMs)} ms`);
     if (r.checkpoint) log(`  longest stall while checkpointing ${keys} keys: ${Math.round(r.checkpoint.longestStallMs)} ms`);
@@ -53,22 +55,42 @@ if (process.argv.includes("--recovery-only")) {
   const builds = [{ label: "this", path: buildBundle(), vars: pacing === undefined ? {} : { FLUX_SEED_PACING: pacing } }];
   const beforeBuild = before ? buildRefBundle(before) : null;
   if (beforeBuild) builds.unshift({ label: `before ${before}`, path: beforeBuild.path, vars: {} });
+  // `--after-matrix`: each build's workerd first holds what a full run's holds by then
+  // (`fullRunPrelude`), then seeds all `sizes` in turn. `--cpuprofile <dir>`: profiles the
+  // largest size's seed and checkpoint, explains their longest stalls (bench/stall-trace.mjs)
+  // and lists every full GC of the workerd.
+  const afterMatrix = process.argv.includes("--after-matrix");
+  const profileDir = argAfter("--cpuprofile");
+  // V8 prints each GC to workerd's output; collected (not printed) for the runs profiled.
+  if (profileDir) process.env.MINIFLARE_WORKERD_V8_FLAGS = `${process.env.MINIFLARE_WORKERD_V8_FLAGS ?? ""} --trace-gc`.trim();
   const startedAt = new Date().toISOString();
   const runs = [];
-  for (const keys of sizes) {
-    for (const build of keys % 2 === 0 ? builds : [...builds].reverse()) {
-      const persist = tempDir("flux-bench-recovery-");
-      const flux = await startFlux(build.path, persist, build.vars);
-      try {
-        const load = loadavg();
-        const [r] = await recoveryRuns(flux.url, [keys], 4_000, (line) => console.log(`[${build.label}] ${line}`));
-        runs.push({ build: build.label, vars: build.vars, loadAverageBefore: load, loadAverageAfter: loadavg(), ...r });
-      } finally {
-        await flux.stop();
-        removeDir(persist);
+  const runIn = async (build, inOne, tag) => {
+    const persist = tempDir("flux-bench-recovery-");
+    const port = profileDir ? await freePort() : undefined;
+    const gc = profileDir ? gcTrace() : null;
+    const flux = await startFlux(build.path, persist, build.vars, { inspectorPort: port, onRuntimeLine: gc?.line });
+    const log = (line) => console.log(`[${new Date().toISOString().slice(11, 19)} ${build.label}] ${line}`);
+    try {
+      if (afterMatrix) await fullRunPrelude(flux, 1_000, log);
+      let profiler = null;
+      const load = loadavg();
+      const rs = await recoveryRuns(flux.url, inOne, 4_000, log, profileDir ? async () => (profiler = await startIsolateProfile(port)) : undefined);
+      for (const r of rs) runs.push({ build: build.label, vars: build.vars, loadAverageBefore: load, loadAverageAfter: loadavg(), ...r });
+      if (profiler) explainStalls(await profiler.stop(), build.path, rs.at(-1), log, join(profileDir, `${tag}.cpuprofile`));
+      if (gc) {
+        const majors = gc.majors();
+        runs.at(-1).majorGcs = majors;
+        const longest = majors.reduce((a, g) => (a && a.pauseMs >= g.pauseMs ? a : g), null);
+        log(`  full GCs in this workerd: ${majors.length}${longest ? `, longest ${Math.round(longest.pauseMs)} ms (${longest.beforeMb} -> ${longest.afterMb} MB); largest heap left ${Math.max(...majors.map((g) => g.afterMb))} MB` : ""}`);
       }
+    } finally {
+      await flux.stop();
+      removeDir(persist);
     }
-  }
+  };
+  if (afterMatrix) for (const [i, build] of builds.entries()) await runIn(build, sizes, `recovery-${i}`);
+  else for (const keys of sizes) for (const [i, build] of (keys % 2 === 0 ? builds : [...builds].reverse()).entries()) await runIn(build, [keys], `recovery-${keys}-${i}`);
   mkdirSync("bench/results", { recursive: true });
   writeFileSync("bench/results/recovery.local.json", `${JSON.stringify(runs, null, 2)}\n`);
   for (const r of runs) console.log(`${r.build} ${r.keys} keys: seeded in ${r.seedMs} ms, ingest ${(r.ratio * 100).toFixed(0)}%, longest stall ${Math.round(r.longestSeedStallMs)} ms, idle seed ${r.idleSeedMs} ms, load ${r.loadAverageBefore[0].toFixed(2)}`);
@@ -80,7 +102,7 @@ if (process.argv.includes("--recovery-only")) {
     writeReport(results);
     process.exit(0);
   }
-  if (argAfter("--keys") || pacing !== undefined || beforeBuild) process.exit(0);
+  if (argAfter("--keys") || pacing !== undefined || beforeBuild || afterMatrix) process.exit(0);
   results.recovery = runs.map(({ build: _build, vars: _vars, loadAverageBefore: _a, loadAverageAfter: _b, ...r }) => r);
   results.recoveryRerunAt = new Date().toISOString();
   writeFileSync("bench/results/full.json", `${JSON.stringify(results, null, 2)}\n`);

@@ -82,7 +82,7 @@ function procStat(pid) {
  * Starts workerd with a bundle; state persists under `persistPath` so a restart keeps it.
  * @returns `{ mf, url, pid, stop }`, `pid` being this instance's workerd process (for its CPU time).
  */
-async function startWorker(scriptPath, persistPath, { vars = {}, inspectorPort } = {}) {
+async function startWorker(scriptPath, persistPath, { vars = {}, inspectorPort, onRuntimeLine } = {}) {
   const durableObjects = objectsOfBundle.get(scriptPath);
   if (!durableObjects) throw new Error(`${scriptPath} was not built by buildBundle in this process`);
   const before = new Set(workerdPids());
@@ -95,6 +95,8 @@ async function startWorker(scriptPath, persistPath, { vars = {}, inspectorPort }
       resourcePersistencePath: persistPath,
       durableObjects,
       inspectorPort,
+      // workerd's own output lines (V8's `--trace-gc`, say), when asked for; else Miniflare prints them.
+      ...(onRuntimeLine ? { handleStructuredLogs: (log) => onRuntimeLine(log.message) } : {}),
       bindings: { FLUX_API_TOKEN: TOKEN, FLUX_ADMIN_TOKEN: ADMIN_TOKEN, FLUX_ENABLE_FAULTS: "true", FLUX_MAX_BATCH_EVENTS: "20000", FLUX_MAX_BODY_BYTES: "8388608", ...vars },
     }),
   );
@@ -106,7 +108,10 @@ async function startWorker(scriptPath, persistPath, { vars = {}, inspectorPort }
   return { mf, url, pid: fresh[0], stop: () => (stopped ??= mf.dispose()) };
 }
 
-/** The product's bundle (or the traced or an earlier one) in workerd. */
+/**
+ * The product's bundle (or the traced or an earlier one) in workerd. `options`: `inspectorPort`
+ * (V8 inspector), `onRuntimeLine(line)` (workerd's output, e.g. with MINIFLARE_WORKERD_V8_FLAGS=--trace-gc).
+ */
 export function startFlux(scriptPath, persistPath, vars = {}, options = {}) {
   return startWorker(scriptPath, persistPath, { ...options, vars });
 }

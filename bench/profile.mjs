@@ -12,7 +12,7 @@ import { createDataflow, specFor } from "./scenarios.mjs";
 const TOP = 15;
 const SAMPLING_MICROS = 500;
 
-async function freePort() {
+export async function freePort() {
   const server = createServer();
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address();
@@ -21,7 +21,7 @@ async function freePort() {
 }
 
 /** A CDP session on one inspector target: `send(method, params)` resolves with the result. */
-async function session(wsUrl) {
+export async function session(wsUrl) {
   const ws = new WebSocket(wsUrl);
   await new Promise((resolve, reject) => {
     ws.onopen = resolve;
@@ -49,7 +49,7 @@ async function session(wsUrl) {
 }
 
 /** Maps a bundle line (0-based) to the source module esbuild put there (its `// path/to/module.ts` comments). */
-function moduleMap(lines) {
+export function moduleMap(lines) {
   const starts = [];
   lines.forEach((line, i) => {
     const m = /^\/\/ ((?:[\w@.+-]+\/)*[\w@.+-]+\.[cm]?[jt]s)$/.exec(line);

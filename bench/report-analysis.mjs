@@ -72,7 +72,8 @@ export function analysisSection(results) {
   records each, and while the survivor takes writes the monitor pauses after each copy call
   (\`FLUX_SEED_PACING\`, 2.5× the time it spent, at most 250 ms). The pause is what lets
   ingest through locally: a chain of calls between objects of one workerd process keeps
-  requests from the network waiting until it ends.
+  requests from the network waiting until it ends. The longest stall while seeding is a
+  full garbage collection (below).
 - **Checkpoint stall.** A checkpoint of more than one slice is spread over steps
   (\`shared/checkpoint/checkpoint-steps.ts\`): each step stages one slice of 5,000 entries
   from a copy-on-write cursor, every window keeps its keys' list beside it (so no step
@@ -81,6 +82,14 @@ export function analysisSection(results) {
   2,000-event writes themselves. In the pure code (Node, storage a no-op) such a checkpoint
   took 199 steps; the longest 2,000-event write meanwhile took 79 ms (median 18 ms), where
   the checkpoint in one step took ~2 s (808 ms to split the state, the rest to serialize it).
+- **Full garbage collections.** workerd runs V8 with incremental marking off, so every full
+  GC is one pause of the whole isolate, as long as marking its live heap takes; locally that
+  isolate holds the router, the monitor and both replicas' copies of the state. A stall
+  longer than one step is such a pause: \`npm run bench -- --recovery-only --cpuprofile <dir>\`
+  profiles the largest seed and checkpoint, attributes each longest stall to what ran in it,
+  and lists every full GC with its heap (\`--after-matrix\` first loads what a full run's
+  workerd holds by then). Whether a pause falls inside the seeding or checkpoint window
+  depends on everything allocated before it, so one run can miss it and the next catch it.
 `;
 }
 

@@ -6,7 +6,7 @@ import { partitionFor } from "../shared/partitioner.ts";
 import { DataflowSpecSchema } from "../shared/wire/dataflow-spec.ts";
 import { api, injectFault, selfCpuSeconds, TOKEN, workerdCpuSeconds } from "./harness.mjs";
 import { makeBatch, prng, runLoad } from "./load.mjs";
-import { checkpointStall, longestStall, stallProbe } from "./stalls.mjs";
+import { checkpointStall, longestProbe, stallProbe } from "./stalls.mjs";
 
 const BATCH = 100;
 const KEYS = 10_000;
@@ -190,12 +190,12 @@ export async function countedEvents(url, id) {
   return (await allResults(url, id)).reduce((n, r) => n + r.values.n, 0);
 }
 
-/** Fill a one-partition dataflow with `keys` keys, then lose its standby; time the seeding and ingest meanwhile. */
 /**
  * One partition of `keys` keys loses its standby and a fresh one is seeded under ingest.
  * With `timeCheckpoint`, then times a checkpoint of the whole state (`checkpointStall`).
+ * `beforeSeed()`, if given, is awaited after the fill, before the baseline load (a profiler starts there).
  */
-export async function recovery(url, keys, sampleMs, log, timeCheckpoint = false) {
+export async function recovery(url, keys, sampleMs, log, timeCheckpoint = false, beforeSeed = async () => {}) {
   const id = `recovery-${keys}`;
   const dataflow = await createDataflow(url, id, specFor(id, 1, 2));
   const fill = 2_000;
@@ -205,6 +205,7 @@ export async function recovery(url, keys, sampleMs, log, timeCheckpoint = false)
     if (res.status !== 200) throw new Error(`fill ${id}: ${res.status} ${JSON.stringify(res.body)}`);
     if (seq % 50 === 0) log(`  filled ${from + fill} keys`);
   }
+  await beforeSeed();
   const random = prng(keys);
   const load = (stopAt, prefix) =>
     runLoad({ url, token: TOKEN, stream: id, concurrency: 4, producerPrefix: prefix, stopAt, nextBatch: () => makeBatch(random, BATCH, 1_000, 1_000, (i) => `k${i}`) });
@@ -240,11 +241,11 @@ export async function recovery(url, keys, sampleMs, log, timeCheckpoint = false)
   const from = Date.parse(started) - offset;
   const to = Date.parse(finished) - offset;
   const duringRate = rateOf(during.acks.filter((a) => a.atMs >= from && a.atMs <= to), Math.max(1, to - from));
-  const longestSeedStallMs = longestStall(samples, from, to);
+  const longest = longestProbe(samples, from, to);
   // Last, so the seeding numbers are not measured in its wake.
   const checkpoint = timeCheckpoint ? await checkpointStall(url, id, keys, log) : null;
   const idleSeedMs = await idleSeed(url, id, dataflow.partitions[0].primary);
-  return { keys, seedMs, baselineEventsPerSecond: baselineRate, duringEventsPerSecond: duringRate, ratio: duringRate / baselineRate, longestSeedStallMs, checkpoint, idleSeedMs };
+  return { keys, seedMs, baselineEventsPerSecond: baselineRate, duringEventsPerSecond: duringRate, ratio: duringRate / baselineRate, longestSeedStallMs: longest?.ms ?? 0, longestSeedStallAtMs: longest?.atMs ?? null, checkpoint, idleSeedMs };
 }
 
 /**

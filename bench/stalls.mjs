@@ -25,9 +25,9 @@ export function stallProbe(url) {
   };
 }
 
-/** The longest probe that overlapped [fromMs, toMs], ms (0: none). */
-export function longestStall(samples, fromMs = -Infinity, toMs = Infinity) {
-  return samples.filter((s) => s.atMs <= toMs && s.atMs + s.ms >= fromMs).reduce((max, s) => Math.max(max, s.ms), 0);
+/** The longest probe `{ atMs, ms }` that overlapped [fromMs, toMs] (null: none). */
+export function longestProbe(samples, fromMs = -Infinity, toMs = Infinity) {
+  return samples.filter((s) => s.atMs <= toMs && s.atMs + s.ms >= fromMs).reduce((max, s) => (max === null || s.ms > max.ms ? s : max), null);
 }
 
 const replicasOf = async (url, id) => {
@@ -58,7 +58,8 @@ export async function checkpointStall(url, id, keys, log) {
       const samples = await probe.stop();
       const ms = performance.now() - startedAt;
       log(`  checkpointed at LSN ${replicas.map((r) => r.checkpointLsn).join(" and ")} (fill ended at ${fillLsn}) after ${batches} batches, ${Math.round(ms)} ms`);
-      return { keys, fillLsn, checkpointLsns: replicas.map((r) => r.checkpointLsn), batches, longestStallMs: longestStall(samples), probes: samples.length };
+      const longest = longestProbe(samples);
+      return { keys, fillLsn, checkpointLsns: replicas.map((r) => r.checkpointLsn), batches, longestStallMs: longest?.ms ?? 0, longestStallAtMs: longest?.atMs ?? null, probes: samples.length };
     }
     if (batches > 2_000) {
       await probe.stop();

@@ -1,9 +1,10 @@
 /**
- * The replica's SQLite tables (issue 12): meta in parts (`meta_parts`, see `META_PARTS`),
- * one log row per step (`log_groups`, reached by its primary key only: the index on
- * `last_lsn` of an earlier deploy is dropped), checkpoint chunks, outputs and staged seed chunks;
- * and the migration from the first layout (one `meta` row rewritten per step, one `log`
- * row per entry), run once when an object of an older deploy is loaded.
+ * The replica's SQLite tables (issue 12): meta in parts (`meta_parts`, see `META_PARTS`,
+ * plus the log's trim point), log rows reused by slot (`log_slots`, see `replica-log.ts`),
+ * checkpoint chunks, outputs and staged seed chunks; and the migrations run once when an
+ * object of an older deploy is loaded: from the first layout (one `meta` row rewritten per
+ * step, one `log` row per entry) and from the second one's `log_groups` (rows keyed by
+ * their first LSN, extended in place).
  */
 import { LogEntrySchema, META_PARTS, ReplicaMetaSchema, type LogEntry, type MetaPart, type ReplicaMeta } from "../shared/wire/persisted.ts";
 import type { CountedSql } from "../platform/counted-sql.ts";
@@ -11,8 +12,7 @@ import type { ResultFilter } from "../shared/operators/operator.ts";
 
 export const SCHEMA = `
   CREATE TABLE IF NOT EXISTS meta_parts (part TEXT PRIMARY KEY, body TEXT NOT NULL);
-  CREATE TABLE IF NOT EXISTS log_groups (first_lsn INTEGER PRIMARY KEY, last_lsn INTEGER NOT NULL, body TEXT NOT NULL);
-  DROP INDEX IF EXISTS log_groups_by_last;
+  CREATE TABLE IF NOT EXISTS log_slots (slot INTEGER PRIMARY KEY, first_lsn INTEGER NOT NULL, last_lsn INTEGER NOT NULL, chars INTEGER NOT NULL, body TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS checkpoint (chunk INTEGER PRIMARY KEY, lsn INTEGER NOT NULL, body TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS outputs (output_seq INTEGER PRIMARY KEY, key TEXT NOT NULL, window_start INTEGER NOT NULL, body TEXT NOT NULL);
   CREATE INDEX IF NOT EXISTS outputs_by_key ON outputs (key, window_start);
@@ -20,7 +20,10 @@ export const SCHEMA = `
 `;
 
 /** Every table `wipe` empties. */
-export const TABLES = ["meta_parts", "log_groups", "checkpoint", "outputs", "seed_chunks"] as const;
+export const TABLES = ["meta_parts", "log_slots", "checkpoint", "outputs", "seed_chunks"] as const;
+
+/** The `meta_parts` row that holds the log's trim point (not a part of the meta). */
+export const LOG_PART = "log";
 
 /** The serialized row of one meta part. */
 export function partBody(meta: ReplicaMeta, part: MetaPart): string {
@@ -29,16 +32,29 @@ export function partBody(meta: ReplicaMeta, part: MetaPart): string {
   return JSON.stringify(fields);
 }
 
-/** Splits entries into runs of consecutive LSNs, one log row each. */
-export function consecutiveRuns(entries: readonly LogEntry[]): LogEntry[][] {
+/** Splits entries into runs of consecutive LSNs, one log row each (usually one run: the entries themselves). */
+export function consecutiveRuns(entries: readonly LogEntry[]): (readonly LogEntry[])[] {
   const runs: LogEntry[][] = [];
-  for (const entry of entries) {
-    const run = runs[runs.length - 1];
-    const last = run?.[run.length - 1];
-    if (run && last && entry.lsn === last.lsn + 1) run.push(entry);
-    else runs.push([entry]);
+  let start = 0;
+  for (let i = 1; i <= entries.length; i++) {
+    if (i < entries.length && entries[i]?.lsn === (entries[i - 1]?.lsn ?? 0) + 1) continue;
+    if (start === 0 && i === entries.length) return [entries];
+    runs.push(entries.slice(start, i));
+    start = i;
   }
   return runs;
+}
+
+/**
+ * Moves the log rows of the second layout (`log_groups`: rows of the first form, never
+ * overlapping, already trimmed by deletion) into slots, in one transaction.
+ */
+export function migrateLogGroups(sql: CountedSql, transaction: (run: () => void) => void): void {
+  if (sql.all("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'log_groups'").length === 0) return;
+  transaction(() => {
+    sql.run("INSERT INTO log_slots (slot, first_lsn, last_lsn, chars, body) SELECT first_lsn, first_lsn, last_lsn, length(body), body FROM log_groups");
+    sql.run("DROP TABLE log_groups");
+  });
 }
 
 /**

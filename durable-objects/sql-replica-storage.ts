@@ -2,7 +2,7 @@
  * The only code that touches a partition replica's SQLite tables (`replica-layout.ts`).
  * Every step's writes go through `persist` in one synchronous transaction, so meta, log,
  * outputs and checkpoint never disagree after a crash. Meta parts and log rows are
- * `ReplicaMetaLog`'s (one log row per step, progress only when it must be stored).
+ * `ReplicaMetaLog`'s and `ReplicaLog`'s (progress only when it must be stored, one log row per step).
  */
 import type { LogEntry, ReplicaMeta } from "../shared/wire/persisted.ts";
 import { WindowResultSchema, type WindowResult } from "../shared/wire/window-result.ts";
@@ -12,8 +12,9 @@ import type { NumberedOutput } from "../shared/wire/replica-rpc.ts";
 import type { ResultFilter } from "../shared/operators/operator.ts";
 import { writeCheckpoint } from "./checkpoint-staging.ts";
 import { CountedSql } from "../platform/counted-sql.ts";
-import { migrateFirstLayout, outputsQuery, SCHEMA, TABLES } from "./replica-layout.ts";
+import { consecutiveRuns, migrateFirstLayout, migrateLogGroups, outputsQuery, SCHEMA, TABLES } from "./replica-layout.ts";
 import { ReplicaMetaLog } from "./replica-meta-log.ts";
+import { ReplicaLog } from "./replica-log.ts";
 
 /** SQLite stores at most 2 MB per value: 500k UTF-16 units are at most 1.5 MB of UTF-8. */
 const CHECKPOINT_CHUNK_CHARS = 500_000;
@@ -24,6 +25,7 @@ export class SqlReplicaStorage implements ReplicaStorage {
   readonly #sql: CountedSql;
   readonly #chunkChars: number;
   readonly #metaLog: ReplicaMetaLog;
+  readonly #log: ReplicaLog;
 
   /** @param chunkChars largest checkpoint chunk, UTF-16 code units (smaller in tests). */
   constructor(storage: DurableObjectStorage, chunkChars = CHECKPOINT_CHUNK_CHARS) {
@@ -31,16 +33,20 @@ export class SqlReplicaStorage implements ReplicaStorage {
     this.#chunkChars = chunkChars;
     this.#sql = new CountedSql(storage.sql);
     this.#metaLog = new ReplicaMetaLog(this.#sql);
+    this.#log = new ReplicaLog(this.#sql);
     storage.sql.exec(SCHEMA);
-    migrateFirstLayout(this.#sql, (run) => storage.transactionSync(run), (meta, log) => {
-      this.#metaLog.writeMeta(meta, { log: [], outputs: [] });
-      for (const entry of log) this.#metaLog.writeLog([entry]);
+    const transaction = (run: () => void) => storage.transactionSync(run);
+    migrateLogGroups(this.#sql, transaction);
+    migrateFirstLayout(this.#sql, transaction, (meta, log) => {
+      this.#metaLog.writeMeta(this.#metaLog.planMeta(meta, { log: [], outputs: [] }));
+      this.#log.writeRuns(consecutiveRuns(log));
     });
-    this.#metaLog.forget();
+    this.#forget();
   }
 
   /** The stored meta (LSNs possibly behind the log: see `durableMeta`), or null for a replica never initialised. */
   loadMeta(): ReplicaMeta | null {
+    this.#log.forget();
     return this.#metaLog.loadMeta();
   }
 
@@ -59,7 +65,7 @@ export class SqlReplicaStorage implements ReplicaStorage {
 
   /** Log entries with `fromLsn ≤ lsn ≤ toLsn`, ascending. */
   readLog(fromLsn: number, toLsn: number): LogEntry[] {
-    return this.#metaLog.readLog(fromLsn, toLsn);
+    return this.#log.readLog(fromLsn, toLsn);
   }
 
   /** Closed window results matching the filter, in (window start, key) order. */
@@ -112,7 +118,7 @@ export class SqlReplicaStorage implements ReplicaStorage {
     this.#storage.transactionSync(() => {
       for (const table of TABLES) this.#sql.run(`DELETE FROM ${table}`);
     });
-    this.#metaLog.forget();
+    this.#forget();
   }
 
   #insertOutput({ outputSeq, result }: NumberedOutput, verb: "INSERT" | "INSERT OR REPLACE"): void {
@@ -125,22 +131,42 @@ export class SqlReplicaStorage implements ReplicaStorage {
     );
   }
 
-  /** Writes the meta parts that must change and a step's effects atomically. */
+  /**
+   * Writes the meta parts that must change and a step's effects atomically. A step that
+   * stores one statement (the usual write or forward: its log row) needs no transaction
+   * around it, as a statement is atomic by itself; one that stores nothing opens none.
+   */
   persist(meta: ReplicaMeta, effects: ReplicaEffects): void {
-    const sql = this.#sql;
+    const plan = this.#metaLog.planMeta(meta, effects);
+    const runs = consecutiveRuns(effects.log);
+    const others = hasOtherWrites(effects) || this.#log.trimming();
+    const statements = plan.parts.filter((p) => p.body !== null).length + runs.length;
+    const write = () => {
+      this.#metaLog.writeMeta(plan);
+      this.#log.writeRuns(runs);
+      if (!others) return;
+      for (const output of effects.outputs) this.#insertOutput(output, "INSERT");
+      writeCheckpoint(this.#sql, effects, meta.checkpointLsn, this.#chunkChars);
+      if (effects.trimLogThrough !== undefined) this.#log.trimLog(effects.trimLogThrough);
+      else this.#log.continueTrim();
+    };
     try {
-      this.#storage.transactionSync(() => {
-        this.#metaLog.writeMeta(meta, effects);
-        this.#metaLog.writeLog(effects.log);
-        for (const output of effects.outputs) this.#insertOutput(output, "INSERT");
-        writeCheckpoint(sql, effects, meta.checkpointLsn, this.#chunkChars);
-        if (effects.trimLogThrough !== undefined) this.#metaLog.trimLog(effects.trimLogThrough);
-        else this.#metaLog.continueTrim();
-      });
+      if (!others && statements <= 1) write();
+      else this.#storage.transactionSync(write);
     } catch (err) {
       // Rolled back: what is stored is no longer known, so the next write rewrites every part.
-      this.#metaLog.forget();
+      this.#forget();
       throw err;
     }
   }
+
+  #forget(): void {
+    this.#metaLog.forget();
+    this.#log.forget();
+  }
+}
+
+/** Whether a step's effects store anything besides the meta and the log. */
+function hasOtherWrites(effects: ReplicaEffects): boolean {
+  return effects.outputs.length > 0 || effects.checkpoint !== undefined || effects.checkpointStage !== undefined || effects.trimLogThrough !== undefined;
 }

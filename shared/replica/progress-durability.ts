@@ -15,7 +15,6 @@ import type { ReplicaEffects } from "./replica-state.ts";
  */
 const LAGGING_FIELDS = ["lsn", "appliedLsn", "standbyAckLsn"] as const satisfies readonly (keyof ReplicaMeta)[];
 
-type LaggingField = (typeof LAGGING_FIELDS)[number];
 const LAGGING = new Set<keyof ReplicaMeta>(LAGGING_FIELDS);
 
 /**
@@ -23,14 +22,15 @@ const LAGGING = new Set<keyof ReplicaMeta>(LAGGING_FIELDS);
  * `next` itself when the replica is new, the step emitted outputs (`outputSeq` must match
  * the stored outputs), took a checkpoint, trimmed the log, or changed any field other than
  * the lagging ones (configuration, identity, checkpoint and output counters); otherwise
- * `next` with the lagging fields as `stored` has them, so the progress row is not rewritten.
- * Never returns `next` by reference: steps mutate their meta in place.
+ * `next` with the lagging fields as `stored` has them, which is `stored` itself (returned
+ * as is, so the usual step allocates nothing: callers never mutate it), and the progress
+ * row is not rewritten. Never returns `next` by reference: steps mutate their meta in place.
  * @param stored the meta as storage holds it now (null: nothing stored).
  */
 export function durableMeta(stored: ReplicaMeta | null, next: ReplicaMeta, effects: ReplicaEffects): ReplicaMeta {
   if (stored === null || mustPersistProgress(stored, next, effects)) return { ...next };
-  const kept: Pick<ReplicaMeta, LaggingField> = { lsn: stored.lsn, appliedLsn: stored.appliedLsn, standbyAckLsn: stored.standbyAckLsn };
-  return { ...next, ...kept };
+  // Every field but the lagging ones equals the stored one (mustPersistProgress), and those are kept as stored.
+  return stored;
 }
 
 /** Whether a step's progress must be stored exactly (see {@link durableMeta}). */

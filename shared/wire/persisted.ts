@@ -97,3 +97,13 @@ export const LogGroupSchema = z.object({
   v: z.literal(1),
   entries: z.array(z.tuple([z.string(), z.number().int().min(1), z.string()])),
 });
+
+/**
+ * The head of a log row in the second form (issue 12: no escaping, no parsing to write):
+ * this JSON on one line, a newline, then every entry's records text as is, back to back;
+ * `entries` gives each entry's origin and the length of its records (UTF-16 code units).
+ */
+export const LogRowHeadSchema = z.object({
+  v: z.literal(2),
+  entries: z.array(z.tuple([z.string(), z.number().int().min(1), z.number().int().min(0)])),
+});

@@ -22,7 +22,8 @@ describe("durableMeta", () => {
 
   it("keeps the stored LSNs when only they moved (the write, the forward and the acknowledgement)", () => {
     const next = meta({ lsn: 5, appliedLsn: 4, standbyAckLsn: 4 });
-    expect(durableMeta(stored, next, { ...none(), log: log(5).slice(2) })).toEqual(stored);
+    // The stored meta itself: nothing to copy or compare part by part.
+    expect(durableMeta(stored, next, { ...none(), log: log(5).slice(2) })).toBe(stored);
   });
 
   it("stores the progress exactly when outputs are emitted, a checkpoint is taken or the log trimmed", () => {
