@@ -138,7 +138,9 @@ outside any JS function (event loop, HTTP, RPC transport); native functions call
 JS frame spends passing arguments to an object call (their serialization) counts as that
 frame's own. Regenerate with
 \`npm run bench -- --profile\` (writes \`bench/results/profile.local.json\`; \`--partitions N\` profiles P=N,
-\`--cpuprofile <path>\` keeps the raw V8 profile for Chrome DevTools).
+\`--cpuprofile <path>\` keeps the raw V8 profile for Chrome DevTools). The replica's apply path alone (parsing a log
+entry's records, the aggregate, dedup), per record in Node: \`npm run bench:apply\`
+(\`bench/replica-apply.mjs\`; \`--root <dir>\` measures another tree, such as an older commit's \`shared/\`).
 
 By role (the stack's outermost entry frame: the router's handlers, or the object method the call entered):
 

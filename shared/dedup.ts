@@ -39,7 +39,10 @@ export function recordSeq(state: DedupState, producer: string, seq: number, wind
     const floor = seq - window;
     let drop = 0;
     while (drop < entry.applied.length && (entry.applied[drop] ?? 0) <= floor) drop++;
-    if (drop > 0) entry.applied.splice(0, drop);
+    // One seq leaves per seq applied: shift() trims the array's start in place, where
+    // splice(0, 1) moved the whole window (~1 µs per entry at the default 1,024; issue 12).
+    if (drop === 1) entry.applied.shift();
+    else if (drop > 1) entry.applied.splice(0, drop);
     entry.floor = Math.max(entry.floor, floor);
     return;
   }

@@ -5,7 +5,7 @@
  */
 import type { KeyedWindows } from "./keyed-windows.ts";
 import type { StateSlicing } from "./state-slices.ts";
-import { addSlot, openWindow, openWindowsCursor } from "./keyed-window-cursor.ts";
+import { addSlot, openWindow, openWindowsCursor, replaceSlot } from "./keyed-window-cursor.ts";
 
 type Open<A> = KeyedWindows<A>["open"];
 
@@ -48,7 +48,7 @@ function addWindowSlice<A>(state: KeyedWindows<A>, slice: unknown, isAccumulator
       if (!slot.startsWith("$") || typeof acc !== "object" || acc === null || !isAccumulator(acc as Record<string, unknown>)) {
         throw new Error(`checkpoint slice: malformed accumulator in window ${start}`);
       }
-      if (Object.hasOwn(into, slot)) into[slot] = acc as A;
+      if (Object.hasOwn(into, slot)) replaceSlot(into, slot, acc as A);
       else addSlot(into, slot, acc as A);
     }
   }

@@ -6,7 +6,7 @@ import { isHllState, type HllState } from "./sketches/hyperloglog.ts";
 import { isTopKState, type TopKState } from "./sketches/space-saving.ts";
 import { isKeyedWindows, type KeyedWindows } from "./keyed-windows.ts";
 
-/** Running aggregates of one key in one window; `sum`/`min`/`max` are indexed by numeric field. */
+/** Running aggregates of one key in one window; `sum`/`min`/`max` are indexed by numeric field (`min` and `max` stay empty unless the spec has a min or max aggregate). */
 export interface Accumulator {
   n: number;
   sum: number[];

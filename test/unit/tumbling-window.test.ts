@@ -291,6 +291,23 @@ describe("windowAggregate determinism", () => {
     }
   });
 
+  it("keeps no minima or maxima when no aggregate reads them, with the same count, sum and avg", () => {
+    for (let seed = 2000; seed < 2010; seed++) {
+      const rng = mulberry32(seed);
+      const full = makeSpec(1 + Math.floor(rng() * 50), Math.floor(rng() * 30));
+      const { lo: _lo, hi: _hi, ...rest } = full.aggregates;
+      const lean: Spec = { ...full, aggregates: rest };
+      const batches = randomSplit(rng, randomRecords(rng, 300));
+      const withExtremes = run(full, batches);
+      const without = run(lean, batches);
+      const drop = (r: WindowResult) => ({ ...r, values: { ...r.values, lo: undefined, hi: undefined } });
+      expect(without.outputs.map(drop), `seed ${seed}`).toEqual(withExtremes.outputs.map(drop));
+      const accs = Object.values(without.state.open).flatMap((byKey) => Object.values(byKey));
+      expect(accs.length, `seed ${seed}`).toBeGreaterThan(0);
+      for (const acc of accs) expect([acc.min, acc.max]).toEqual([[], []]);
+    }
+  });
+
   it("exercises late records and closed windows in the random runs", () => {
     const rng = mulberry32(1000);
     const spec = makeSpec(1 + Math.floor(rng() * 50), rng() < 0.3 ? 0 : Math.floor(rng() * 60));
