@@ -5,6 +5,9 @@ import { analysisSection } from "./report-analysis.mjs";
 import { costSections, fmt, pct, writePartitionsPlot } from "./report-cost.mjs";
 import { lineChart } from "./svg.mjs";
 
+// Measured by hand with `npm run bench:close` (too slow for every run), kept verbatim.
+const closeSection = readFileSync(new URL("./report-close.md", import.meta.url), "utf8");
+
 /** The Flux cells with 100-event batches: the issue-5 throughput table. */
 const fluxThroughput = (results) => results.matrix.filter((c) => c.mode === "flux" && c.batchSize === 100);
 const loads = (l) => (l ? l.map((n) => n.toFixed(2)).join(", ") : "n/a");
@@ -91,6 +94,7 @@ keys (closed loop: a producer waits for its acknowledgement), resending on 503.
 
 ${costSections(results)}
 
+${closeSection}
 ## Throughput and latency (issue 5)
 
 | P | R | events/s | p50 ms | p99 ms | workerd CPU µs/event | of raw |
