@@ -10,8 +10,8 @@ import { api, buildBundle, buildRefBundle, readCounters, removeDir, startFlux, s
 import { idleScenario } from "./idle.mjs";
 import { lowLoadPlan, matrixCell, matrixPlan } from "./matrix.mjs";
 import { join } from "node:path";
-import { freePort, profileScenario } from "./profile.mjs";
-import { explainStalls, fullRunPrelude, gcTrace, startIsolateProfile } from "./stall-trace.mjs";
+import { freePort, profileScenario, startIsolateProfile } from "./profile.mjs";
+import { explainStalls, fullRunPrelude, gcTrace } from "./stall-trace.mjs";
 import { writeReport } from "./report.mjs";
 import { costProfile, countedEvents, failover, rawBaseline, recovery } from "./scenarios.mjs";
 

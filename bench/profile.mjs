@@ -21,7 +21,7 @@ export async function freePort() {
 }
 
 /** A CDP session on one inspector target: `send(method, params)` resolves with the result. */
-export async function session(wsUrl) {
+async function session(wsUrl) {
   const ws = new WebSocket(wsUrl);
   await new Promise((resolve, reject) => {
     ws.onopen = resolve;
@@ -45,6 +45,28 @@ export async function session(wsUrl) {
         ws.send(JSON.stringify({ id, method, params }));
       }),
     close: () => ws.close(),
+  };
+}
+
+/**
+ * Starts a CPU profile of the product isolate behind Miniflare's `inspectorPort`.
+ * @returns `stop()`, resolving to the raw V8 profile.
+ */
+export async function startIsolateProfile(port, intervalUs = 1_000) {
+  const targets = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
+  // Miniflare names the user worker's isolate "core:user:<name>"; the others are its own.
+  const product = targets.find((t) => t.id.startsWith("core:user:"));
+  if (!product) throw new Error(`inspector: no product isolate among ${targets.map((t) => t.id).join(", ")}`);
+  const s = await session(product.webSocketDebuggerUrl);
+  await s.send("Profiler.enable");
+  await s.send("Profiler.setSamplingInterval", { interval: intervalUs });
+  await s.send("Profiler.start");
+  return {
+    stop: async () => {
+      const { profile } = await s.send("Profiler.stop");
+      s.close();
+      return profile;
+    },
   };
 }
 
@@ -171,23 +193,15 @@ export async function profileScenario(scriptPath, durationMs, log, { partitions 
       return runLoad({ url: flux.url, token: TOKEN, stream: id, concurrency: 8, producerPrefix: prefix, stopAt: () => performance.now() >= stopAt, nextBatch: () => makeBatch(random, 100, 10_000, 1_000) });
     };
     await load(1_000, `${id}-warm`);
-    const targets = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
-    // Miniflare names the user worker's isolate "core:user:<name>"; the others are its own.
-    const product = targets.find((t) => t.id.startsWith("core:user:"));
-    if (!product) throw new Error(`inspector: no product isolate among ${targets.map((t) => t.id).join(", ")}`);
-    const s = await session(product.webSocketDebuggerUrl);
-    await s.send("Profiler.enable");
-    await s.send("Profiler.setSamplingInterval", { interval: SAMPLING_MICROS });
-    await s.send("Profiler.start");
+    const profiler = await startIsolateProfile(port, SAMPLING_MICROS);
     const cpu0 = workerdCpuSeconds(flux.pid);
     const started = performance.now();
     const { acks } = await load(durationMs, id);
     const elapsedMs = performance.now() - started;
     const cpuSeconds = workerdCpuSeconds(flux.pid) - cpu0;
     const events = acks.reduce((n, a) => n + a.events, 0);
-    const { profile } = await s.send("Profiler.stop");
+    const profile = await profiler.stop();
     if (cpuprofilePath) writeFileSync(cpuprofilePath, JSON.stringify(profile));
-    s.close();
     const lines = readFileSync(scriptPath, "utf8").split("\n");
     const sourceLine = (line) => (lines[line - 1] ?? "").trim().slice(0, 90);
     const summary = summarizeProfile(profile, moduleMap(lines), scriptPath.split("/").at(-1), events, sourceLine);

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { counterSelfCost } from "./costs.mjs";
 import { readCounters } from "./harness.mjs";
 import { matrixCell, matrixPlan } from "./matrix.mjs";
-import { moduleMap, session } from "./profile.mjs";
+import { moduleMap } from "./profile.mjs";
 import { costProfile, failover } from "./scenarios.mjs";
 
 /** The monotonic clock in µs, as the V8 profiler stamps samples. */
@@ -15,26 +15,6 @@ const monoUs = () => Number(process.hrtime.bigint() / 1000n);
 /** µs on the monotonic clock of a `performance.now()` reading (ms). */
 const toMonoUs = (ms) => monoUs() - performance.now() * 1000 + ms * 1000;
 
-/**
- * Starts a CPU profile of the product isolate behind Miniflare's `inspectorPort`.
- * @returns `stop()`, resolving to the raw V8 profile.
- */
-export async function startIsolateProfile(port, intervalUs = 1_000) {
-  const targets = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
-  const product = targets.find((t) => t.id.startsWith("core:user:"));
-  if (!product) throw new Error(`inspector: no product isolate among ${targets.map((t) => t.id).join(", ")}`);
-  const s = await session(product.webSocketDebuggerUrl);
-  await s.send("Profiler.enable");
-  await s.send("Profiler.setSamplingInterval", { interval: intervalUs });
-  await s.send("Profiler.start");
-  return {
-    stop: async () => {
-      const { profile } = await s.send("Profiler.stop");
-      s.close();
-      return profile;
-    },
-  };
-}
 
 /**
  * The samples of `profile` stamped inside [fromUs, toUs] (monotonic µs): busy and idle ms,
