@@ -63,6 +63,7 @@ if (process.argv.includes("--recovery-only")) {
   const profileDir = argAfter("--cpuprofile");
   // V8 prints each GC to workerd's output; collected (not printed) for the runs profiled.
   if (profileDir) process.env.MINIFLARE_WORKERD_V8_FLAGS = `${process.env.MINIFLARE_WORKERD_V8_FLAGS ?? ""} --trace-gc`.trim();
+  if (profileDir) mkdirSync(profileDir, { recursive: true });
   const startedAt = new Date().toISOString();
   const runs = [];
   const runIn = async (build, inOne, tag) => {
