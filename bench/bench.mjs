@@ -8,7 +8,7 @@ import { loadavg } from "node:os";
 import { counterSelfCost } from "./costs.mjs";
 import { api, buildBundle, buildRefBundle, readCounters, removeDir, startFlux, startPlain, tempDir } from "./harness.mjs";
 import { idleScenario } from "./idle.mjs";
-import { lowLoadPlan, matrixCell, matrixPlan } from "./matrix.mjs";
+import { cellMedians, lowLoadPlan, matrixCell, matrixPlan } from "./matrix.mjs";
 import { join } from "node:path";
 import { freePort, profileScenario, startIsolateProfile } from "./profile.mjs";
 import { explainStalls, fullRunPrelude, gcTrace } from "./stall-trace.mjs";
@@ -151,7 +151,13 @@ if (process.argv.includes("--cells")) {
   const cells = [...matrixPlan(false, ms, cellsBefore !== null).filter((c) => c.batchSize === 100), ...lowLoadPlan(ms, cellsBefore !== null)];
   const out = { startedAt: new Date().toISOString(), loadAverageBefore: loadavg(), before: cellsBefore && { ref: beforeRef, commit: cellsBefore.commit }, cells: [] };
   try {
-    for (const cell of cells.filter((c) => only === null || c.partitions === only)) {
+    // `--rounds N` runs the cells N times, every other round in reverse order, so that a drift of
+    // the machine's speed during the run weighs on every design alike; the summary takes medians.
+    const rounds = Number(argAfter("--rounds") ?? 1);
+    if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds takes a whole number of rounds");
+    const chosen = cells.filter((c) => only === null || c.partitions === only);
+    const order = Array.from({ length: rounds }, (_, round) => (round % 2 === 0 ? chosen : [...chosen].reverse())).flat();
+    for (const cell of order) {
       const r = await matrixCell(instances, self, cell);
       out.cells.push(r);
       const cost = r.cost ? `, ${r.cost.per1k.calls.toFixed(1)} calls + ${r.cost.per1k.rowsWritten.toFixed(1)} rows written /1k events, $${r.cost.usdPerMillion.total.toFixed(4)}/M` : "";
@@ -161,6 +167,8 @@ if (process.argv.includes("--cells")) {
     for (const instance of Object.values(instances)) await instance?.stop();
     dirs.forEach(removeDir);
   }
+  out.medians = cellMedians(out.cells);
+  for (const m of out.medians) log(`median of ${m.runs}: ${m.label} P=${m.partitions}${m.concurrency === 1 ? ", one producer" : ""}: ${Math.round(m.eventsPerSecond)} events/s, p50 ${m.p50Ms.toFixed(1)} ms, ${m.cpuMicrosPerEvent.toFixed(1)} µs CPU/event`);
   mkdirSync("bench/results", { recursive: true });
   writeFileSync("bench/results/cells.local.json", `${JSON.stringify(out, null, 2)}\n`);
   log("wrote bench/results/cells.local.json");

@@ -7,7 +7,7 @@
 // Usage: node bench/close-stall.mjs [keys=100000] [git ref to compare against]
 import { api, buildBundle, buildRefBundle, removeDir, startFlux, tempDir } from "./harness.mjs";
 import { createDataflow } from "./scenarios.mjs";
-import { longestStall, stallProbe } from "./stalls.mjs";
+import { longestProbe, stallProbe } from "./stalls.mjs";
 
 const keys = Number(process.argv[2] ?? 100_000);
 const ref = process.argv[3];
@@ -50,7 +50,7 @@ async function closeOnce(bundle, label) {
     const after = (await api(flux.url, "GET", "/v1/status")).body.dataflows.find((d) => d.id === id);
     const events = after.events.filter((e) => !before.events.some((b) => b.at === e.at && b.kind === e.kind)).map((e) => `${e.kind}: ${e.detail}`);
     const replicas = after.partitions[0].replicas.map((r) => `${r.name} ${r.role} epoch ${r.epoch} outputSeq ${r.outputSeq}`);
-    console.log(JSON.stringify({ label, keys, openResultPagesMs: pageMs, closeWriteMs: Math.round(closeMs), longestStallMs: Math.round(longestStall(samples)), epochBefore: before.partitions[0].replicas[0]?.epoch, replicas, monitorEvents: events }, null, 1));
+    console.log(JSON.stringify({ label, keys, openResultPagesMs: pageMs, closeWriteMs: Math.round(closeMs), longestStallMs: Math.round(longestProbe(samples)?.ms ?? 0), epochBefore: before.partitions[0].replicas[0]?.epoch, replicas, monitorEvents: events }, null, 1));
   } finally {
     await flux.stop();
     removeDir(dir);

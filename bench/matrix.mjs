@@ -127,3 +127,26 @@ export function matrixPlan(quick, durationMs, withBefore) {
 export function lowLoadPlan(durationMs, withBefore) {
   return [...MODES, ...(withBefore ? BEFORE : [])].filter((m) => m.replication === 2).map((m) => ({ modeSpec: m, partitions: 4, batchSize: 100, durationMs, concurrency: 1 }));
 }
+
+/** Per cell (design, P, producers), the median of its rounds' events/s, p50 and CPU per event. */
+export function cellMedians(results) {
+  const median = (xs) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  };
+  const groups = new Map();
+  for (const r of results) {
+    const id = `${r.label}|${r.partitions}|${r.concurrency}`;
+    if (!groups.has(id)) groups.set(id, []);
+    groups.get(id).push(r);
+  }
+  return [...groups.values()].map((rs) => ({
+    label: rs[0].label,
+    partitions: rs[0].partitions,
+    concurrency: rs[0].concurrency,
+    runs: rs.length,
+    eventsPerSecond: median(rs.map((r) => r.eventsPerSecond)),
+    p50Ms: median(rs.map((r) => r.p50Ms)),
+    cpuMicrosPerEvent: median(rs.map((r) => r.cpuMicrosPerEvent)),
+  }));
+}
