@@ -156,7 +156,7 @@ if (process.argv.includes("--cells")) {
     const rounds = Number(argAfter("--rounds") ?? 1);
     if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds takes a whole number of rounds");
     const chosen = cells.filter((c) => only === null || c.partitions === only);
-    const order = Array.from({ length: rounds }, (_, round) => (round % 2 === 0 ? chosen : [...chosen].reverse())).flat();
+    const order = Array.from({ length: rounds }, (_, round) => (round % 2 === 0 ? chosen : [...chosen].reverse()).map((c) => ({ ...c, round }))).flat();
     for (const cell of order) {
       const r = await matrixCell(instances, self, cell);
       out.cells.push(r);

@@ -23,8 +23,9 @@ const BEFORE = [
 ];
 
 /** Where a cell's batches go, and how to set it up and tear it down. */
-function target(instances, { mode, replication }, partitions, batchSize, concurrency) {
-  const suffix = `${batchSize === 100 ? "" : `-b${batchSize}`}${concurrency === CONCURRENCY ? "" : `-c${concurrency}`}`;
+function target(instances, { mode, replication }, partitions, batchSize, concurrency, round) {
+  // A repeated cell (`--cells --rounds N`) gets streams of its own: the plain baseline checks its stream's count.
+  const suffix = `${batchSize === 100 ? "" : `-b${batchSize}`}${concurrency === CONCURRENCY ? "" : `-c${concurrency}`}${round === 0 ? "" : `-round${round}`}`;
   if (mode === "plain") {
     const stream = `plain-p${partitions}${suffix}`;
     return {
@@ -53,8 +54,8 @@ function target(instances, { mode, replication }, partitions, batchSize, concurr
 }
 
 /** One cell: warm up, then closed-loop load for `durationMs` with counters and CPU read around it. */
-export async function matrixCell(instances, selfRequests, { modeSpec, partitions, batchSize, durationMs, concurrency = CONCURRENCY }) {
-  const t = target(instances, modeSpec, partitions, batchSize, concurrency);
+export async function matrixCell(instances, selfRequests, { modeSpec, partitions, batchSize, durationMs, concurrency = CONCURRENCY, round = 0 }) {
+  const t = target(instances, modeSpec, partitions, batchSize, concurrency, round);
   await t.setUp();
   const random = prng(partitions * 1000 + (modeSpec.replication ?? 3) * 10 + batchSize);
   // Sub-batches per posted batch (partitions it touches), so the plain baseline's counters can be checked.
