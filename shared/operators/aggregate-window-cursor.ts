@@ -3,13 +3,14 @@
  * `keyed-window-slices.ts` (`{ start: { $key: acc } }` per slice), so that format 2
  * checkpoints are the same before and after the compact state. A cursor is consistent as
  * of its opening by copy-on-write at the row level: it notes each window's row count and
- * sets a watch on it, and a row changed while its window is watched has its text kept
- * first ({@link AggregateWindow.rowForUpdate}, once per row). Rows added later are not
+ * sets a watch on it ({@link RowPreimages}), and a row changed while its window is watched,
+ * and not written yet, is copied first ({@link AggregateWindow.rowForUpdate}, once per row). Rows added later are not
  * part of the checkpoint; a window closed meanwhile stays reachable through the cursor.
  */
-import type { AggregateWindow, RowLayout, WindowWatch } from "./aggregate-window.ts";
+import type { AggregateWindow, RowLayout } from "./aggregate-window.ts";
 import { addWindows, isWindowStart } from "./aggregate-windows.ts";
 import type { SliceCursor, StateSlicing } from "./state-slices.ts";
+import { RowPreimages } from "./row-preimages.ts";
 import { rowText } from "./window-row-json.ts";
 import type { Accumulator, WindowAggregateState } from "./window-aggregate-state.ts";
 
@@ -59,7 +60,7 @@ interface WindowAtOpening {
   /** Rows at the opening. */
   count: number;
   /** The watch this cursor set on the window (null: not watching). */
-  watch: WindowWatch | null;
+  watch: RowPreimages | null;
 }
 
 /** Writes the windows as of the opening, `perSlice` rows per slice; `watching`: keeps preimages of rows changed meanwhile. */
@@ -80,7 +81,7 @@ class RowsCursor implements SliceCursor {
     let total = 0;
     for (const start of Object.keys(state.open)) {
       const window = state.open[start] as AggregateWindow;
-      const watch = watching ? { count: window.size, preimages: new Map<number, string>(), textOf: rowText } : null;
+      const watch = watching ? new RowPreimages(window.size) : null;
       if (watch) window.watch = watch;
       this.#windows.push({ start, window, count: window.size, watch });
       total += window.size;
@@ -95,12 +96,13 @@ class RowsCursor implements SliceCursor {
     while (taken < this.#perSlice && this.#at < this.#windows.length) {
       const at = this.#windows[this.#at] as WindowAtOpening;
       const { start, window, count } = at;
-      const preimages = at.watch?.preimages;
+      const preimages = at.watch;
       const entries: string[] = [];
       for (; this.#row < count && taken < this.#perSlice; this.#row++, taken++) {
-        entries.push(`${JSON.stringify(`$${window.keys[this.#row] as string}`)}:${preimages?.get(this.#row) ?? rowText(window, this.#row)}`);
+        entries.push(`${JSON.stringify(`$${window.keys[this.#row] as string}`)}:${preimages?.textOf(window, this.#row) ?? rowText(window, this.#row)}`);
       }
       if (entries.length > 0) text += `${text === "" ? "" : ","}${JSON.stringify(start)}:{${entries.join(",")}}`;
+      if (at.watch) at.watch.written = this.#row;
       if (this.#row < count) break;
       // Written whole: nothing of this window as of the opening is needed any more.
       unwatch(at);

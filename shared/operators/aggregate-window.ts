@@ -8,6 +8,7 @@
  */
 import type { HllState } from "./sketches/hyperloglog.ts";
 import type { TopKState } from "./sketches/space-saving.ts";
+import type { RowPreimages } from "./row-preimages.ts";
 
 /** Where a row keeps what: `[n, sum × width, (min × width, max × width)?]`, then the sketches beside it. */
 export interface RowLayout {
@@ -28,16 +29,6 @@ export function rowLayout(width: number, extremes: boolean, sketches: number, su
   return { width, extremes, stride: 1 + (extremes ? 3 : 1) * width, sketches, summaries };
 }
 
-/** What a cursor opened before a change needs of a window: its rows then, and the text of those changed since. */
-export interface WindowWatch {
-  /** Rows at the opening: `0..count-1`. */
-  readonly count: number;
-  /** Text of rows as of the opening, for rows changed since (`window-row-json.ts`). */
-  readonly preimages: Map<number, string>;
-  /** A row's text as of now. */
-  readonly textOf: (window: AggregateWindow, row: number) => string;
-}
-
 /** The rows of one window: key → row, and the columns. */
 export class AggregateWindow {
   readonly layout: RowLayout;
@@ -51,8 +42,8 @@ export class AggregateWindow {
   readonly hll: HllState[] = [];
   /** `layout.summaries` per row, row after row. */
   readonly top: TopKState[] = [];
-  /** Set while a checkpoint cursor still has to write this window. */
-  watch: WindowWatch | null = null;
+  /** Set while a checkpoint cursor still has to write this window: its rows as of the opening. */
+  watch: RowPreimages | null = null;
   #sorted: readonly string[] = [];
 
   constructor(layout: RowLayout) {
@@ -68,8 +59,7 @@ export class AggregateWindow {
   rowForUpdate(key: string): number {
     const row = this.index.get(key);
     if (row === undefined) return -1;
-    const watch = this.watch;
-    if (watch !== null && row < watch.count && !watch.preimages.has(row)) watch.preimages.set(row, watch.textOf(this, row));
+    if (this.watch !== null) this.watch.keep(this, row);
     return row;
   }
 

@@ -91,8 +91,8 @@ export function stateFromValue(value: unknown, layout: RowLayout, isAccumulator:
   return state;
 }
 
-/** Whether a checkpoint's window key is a window start (ms). */
-export const isWindowStart = (start: string): boolean => start !== "" && Number.isFinite(Number(start));
+/** Whether a checkpoint's window key is a window start (ms) as the operator writes it: a number's own decimal text. */
+export const isWindowStart = (start: string): boolean => Number.isFinite(Number(start)) && String(Number(start)) === start;
 
 /**
  * Adds checked accumulators by window start and `$`-prefixed key to `state` (a key met

@@ -4,22 +4,31 @@
  * state wrote and restores): written as text directly, byte for byte what
  * `JSON.stringify` of that accumulator gives, and read back into a row.
  */
-import type { AggregateWindow } from "./aggregate-window.ts";
+import type { AggregateWindow, RowLayout } from "./aggregate-window.ts";
 import type { HllState } from "./sketches/hyperloglog.ts";
 import type { TopKState } from "./sketches/space-saving.ts";
 import type { Accumulator } from "./window-aggregate-state.ts";
 
 /** The JSON text of `row`'s accumulator. */
 export function rowText(window: AggregateWindow, row: number): string {
-  const { width, extremes, stride, sketches, summaries } = window.layout;
-  const v = window.values;
-  const at = row * stride;
+  return `${rowNumbersText(window.layout, window.values, row * window.layout.stride)}${rowSketchesText(window, row)}}`;
+}
+
+/** The accumulator text up to its sketches, unclosed: `{"n":…,"sum":[…],"min":[…],"max":[…]`, from a row at `at` of `v`. */
+export function rowNumbersText(layout: RowLayout, v: Float64Array, at: number): string {
+  const { width, extremes } = layout;
   let sum = "";
   for (let i = 0; i < width; i++) sum += `${i === 0 ? "" : ","}${v[at + 1 + i] as number}`;
-  let text = `{"n":${v[at] as number},"sum":[${sum}],"min":[${extremes ? finitePrefix(v, at + 1 + width, width) : ""}],"max":[${extremes ? finitePrefix(v, at + 1 + 2 * width, width) : ""}]`;
+  return `{"n":${v[at] as number},"sum":[${sum}],"min":[${extremes ? finitePrefix(v, at + 1 + width, width) : ""}],"max":[${extremes ? finitePrefix(v, at + 1 + 2 * width, width) : ""}]`;
+}
+
+/** The rest of `row`'s accumulator text before its closing brace: `,"hll":[…]` and `,"top":[…]` when it has them. */
+export function rowSketchesText(window: AggregateWindow, row: number): string {
+  const { sketches, summaries } = window.layout;
+  let text = "";
   if (sketches > 0) text += `,"hll":${JSON.stringify(window.hll.slice(row * sketches, (row + 1) * sketches))}`;
   if (summaries > 0) text += `,"top":${JSON.stringify(window.top.slice(row * summaries, (row + 1) * summaries))}`;
-  return `${text}}`;
+  return text;
 }
 
 /**

@@ -275,6 +275,8 @@ describe("distinct and topk restore", () => {
     ["null", null],
     ["no open", { maxTimeMs: 2, lateRecords: 0 }],
     ["no lateRecords", { maxTimeMs: 2, open: {} }],
+    ["a window start that is not a number", { maxTimeMs: 2, lateRecords: 0, open: { x: {} } }],
+    ["a window start not written as the operator writes one", { maxTimeMs: 2, lateRecords: 0, open: { "1e3": {} } }],
     ["no n", withAccumulator((a) => delete a.n)],
     ["a non-numeric sum", withAccumulator((a) => (a.sum = ["10"]))],
     ["hll not an array", withAccumulator((a) => (a.hll = { p: 12, r: [] }))],
