@@ -41,11 +41,25 @@ function applied() {
   return live;
 }
 
+/** CPU ms spent writing and restoring checkpoints (`restored`). */
+const checkpointMs = { write: 0, restore: 0, slices: 0 };
+
 /** The same state as a fresh replica rebuilds it from a sliced checkpoint's rows. */
 function restored(from) {
   const builder = new CheckpointBuilder(spec);
-  for (const row of piecesToRows(checkpointPieces(1, 0, {}, from, 5_000), 1_000_000)) builder.push(row);
+  let cpu = process.cpuUsage();
+  const rows = piecesToRows(checkpointPieces(1, 0, {}, from, 5_000), 1_000_000);
+  checkpointMs.write += cpuMsSince(cpu);
+  cpu = process.cpuUsage();
+  for (const row of rows) builder.push(row);
+  checkpointMs.restore += cpuMsSince(cpu);
+  checkpointMs.slices += rows.length - 1;
   return builder.finish().operator;
+}
+
+function cpuMsSince(from) {
+  const used = process.cpuUsage(from);
+  return (used.user + used.system) / 1e3;
 }
 
 /** Bytes on the V8 heap, and in array buffers beside it (typed arrays' contents), after full collections. */
@@ -99,3 +113,4 @@ for (const [name, make] of [
   console.log(`${name.padEnd(34)} heap ${f(bytes / 2 ** 20)} MB (${f(bytes / KEYS)} B per key) + array buffers ${f(buffers / 2 ** 20)} MB${perKey}; full GC ${f(pause.least)} ms (least), ${f(pause.median)} ms (median)`);
   if (state.openResults({ limit: 1 }).length !== 1) throw new Error("state lost its keys");
 }
+console.log(`checkpoint of ${checkpointMs.slices} slices: written in ${f(checkpointMs.write)} ms CPU (one step), restored in ${f(checkpointMs.restore)} ms CPU (${f(checkpointMs.restore / checkpointMs.slices)} ms per slice)`);
