@@ -36,7 +36,9 @@ export class RowPreimages {
       grown.set(this.#saved);
       this.#saved = grown;
     }
-    this.#saved.set(window.values.subarray(row * stride, (row + 1) * stride), this.#kept * stride);
+    // A loop, not `set(subarray(…))`: no view object per row kept.
+    const values = window.values;
+    for (let i = 0; i < stride; i++) this.#saved[this.#kept * stride + i] = values[row * stride + i] as number;
     if (sketches + summaries > 0) this.#sketches.set(row, rowSketchesText(window, row));
     placeOf[row] = ++this.#kept;
   }
