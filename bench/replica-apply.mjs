@@ -13,6 +13,12 @@ import { parseArgs } from "node:util";
 import { makeBatch, prng } from "./load.mjs";
 import { specFor } from "./scenarios.mjs";
 
+// `--heap` measures the heap cost of a large operator state instead (state-heap.mjs, its own options).
+if (process.argv.includes("--heap")) {
+  await import("./state-heap.mjs");
+  process.exit(0);
+}
+
 const { values: args } = parseArgs({
   options: { ms: { type: "string", default: "500" }, rounds: { type: "string", default: "5" }, partitions: { type: "string", default: "4" }, cursor: { type: "boolean", default: false }, only: { type: "string" }, root: { type: "string", default: resolve(import.meta.dirname, "..") } },
 });

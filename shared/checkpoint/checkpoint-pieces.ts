@@ -31,7 +31,7 @@ const CheckpointHeaderSchema = z.object({
 export function checkpointPieces(lsn: number, outputSeq: number, dedup: DedupState, operator: LiveOperator, perSlice: number): string[] {
   const { head, slices, sliced } = operator.split(perSlice);
   const header = JSON.stringify({ v: 2, lsn, outputSeq, dedup, head, sliced, slices: slices.length });
-  return [header, ...slices.map((slice) => JSON.stringify(slice))];
+  return [header, ...slices];
 }
 
 /** Rebuilds a checkpoint from its stored rows, either format (none: null). Throws if they are malformed or incomplete. */

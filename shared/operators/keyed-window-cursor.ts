@@ -1,18 +1,17 @@
 /**
- * A checkpoint of {@link KeyedWindows} spread over many steps (issue 12): consistent as of
+ * A checkpoint of {@link KeyedWindows} (heavy-hitters' state; the built-in aggregates keep
+ * columns, `aggregate-window-cursor.ts`) spread over many steps (issue 12): consistent as of
  * the moment the cursor opens, by copy-on-write at the (window, key) level. Listing a
  * million keys of an object takes ~0.5 s, so every window object keeps the list of its
  * slots in insertion order beside it (slots are only ever added to a window, and windows
  * are dropped whole), and the cursor walks the first `n` of each list, `n` being its
  * length when the cursor opened: slots added later are not part of the checkpoint. Before
- * an operator mutates an accumulator while a cursor is open it calls `keepPreimage` (or
- * takes it through `WindowKeys.forUpdate`), which
+ * an operator mutates an accumulator while a cursor is open it calls `keepPreimage`, which
  * keeps the accumulator's text as of the opening (once per slot, O(1)). A window closed
  * meanwhile stays reachable through the cursor, so its slots are still written.
- * The lists, cursors and each window's accumulators by key ({@link windowKeys}) live in
- * WeakMaps beside the state, which stays a plain JSON value.
+ * The lists and cursors live in WeakMaps beside the state, which stays a plain JSON value.
  */
-import { slotOfKey, type KeyedWindows } from "./keyed-windows.ts";
+import type { KeyedWindows } from "./keyed-windows.ts";
 import type { SliceCursor } from "./state-slices.ts";
 
 /** Each window object's slots in insertion order; absent for windows restored from a whole snapshot (listed on first need). */
@@ -35,65 +34,6 @@ export function openWindow<A>(state: KeyedWindows<A>, start: number | string): R
 export function addSlot<A>(byKey: Record<string, A>, slot: string, acc: A): void {
   byKey[slot] = acc;
   slotLists.get(byKey)?.push(slot);
-}
-
-/** Replaces the accumulator of a slot the window holds (a restore meeting a slot twice). */
-export function replaceSlot<A>(byKey: Record<string, A>, slot: string, acc: A): void {
-  byKey[slot] = acc;
-  keyIndexes.get(byKey)?.delete(slot.slice(1));
-}
-
-/** Each window object's accumulators by key (not slot), filled as keys are looked up. */
-const keyIndexes = new WeakMap<object, Map<string, unknown>>();
-
-/**
- * One window's accumulators looked up by key, for one `process` call (a cursor may open
- * between calls). A slot (`$` + key) is a new string per record, and V8 internalizes a new
- * string before it uses it as a property key: that lookup was most of the aggregate's cost
- * per record (issue 12). So a Map beside the window finds accumulators by the key itself
- * (JSON.parse hands short strings over internalized); the window object stays the state.
- */
-export interface WindowKeys<A> {
-  /** The key's accumulator, its preimage kept first if a cursor is open (call before mutating it). */
-  forUpdate(key: string): A | undefined;
-  /** Adds the accumulator of a key the window does not hold yet. */
-  add(key: string, acc: A): void;
-}
-
-/** The window at `start` (created if it is not open), for looking accumulators up by key. */
-export function windowKeys<A>(state: KeyedWindows<A>, start: number): WindowKeys<A> {
-  const byKey = openWindow(state, start);
-  let index = keyIndexes.get(byKey) as Map<string, A> | undefined;
-  if (!index) keyIndexes.set(byKey, (index = new Map()));
-  return new KeyedWindow(byKey, index, cursors.get(state));
-}
-
-class KeyedWindow<A> implements WindowKeys<A> {
-  readonly byKey: Record<string, A>;
-  readonly index: Map<string, A>;
-  readonly cursor: WindowsCursor | undefined;
-
-  constructor(byKey: Record<string, A>, index: Map<string, A>, cursor: WindowsCursor | undefined) {
-    this.byKey = byKey;
-    this.index = index;
-    this.cursor = cursor;
-  }
-
-  forUpdate(key: string): A | undefined {
-    let acc = this.index.get(key);
-    if (acc === undefined) {
-      acc = this.byKey[slotOfKey(key)];
-      if (acc === undefined) return undefined;
-      this.index.set(key, acc);
-    }
-    this.cursor?.keep(this.byKey, slotOfKey(key));
-    return acc;
-  }
-
-  add(key: string, acc: A): void {
-    addSlot(this.byKey, slotOfKey(key), acc);
-    this.index.set(key, acc);
-  }
 }
 
 /** Call before mutating `byKey[slot]`: while a cursor is open, keeps the slot's value as of its opening. */

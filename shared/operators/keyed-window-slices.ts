@@ -5,7 +5,7 @@
  */
 import type { KeyedWindows } from "./keyed-windows.ts";
 import type { StateSlicing } from "./state-slices.ts";
-import { addSlot, openWindow, openWindowsCursor, replaceSlot } from "./keyed-window-cursor.ts";
+import { addSlot, openWindow, openWindowsCursor } from "./keyed-window-cursor.ts";
 
 type Open<A> = KeyedWindows<A>["open"];
 
@@ -14,8 +14,8 @@ export function keyedWindowSlicing<A>(isAccumulator: (acc: Record<string, unknow
   return { split: splitWindows, fromHead: windowsFromHead, addSlice: (state, slice) => addWindowSlice(state, slice, isAccumulator), cursor: openWindowsCursor };
 }
 
-function splitWindows<A>(state: KeyedWindows<A>, perSlice: number): { head: unknown; slices: unknown[] } {
-  const slices: Open<A>[] = [];
+function splitWindows<A>(state: KeyedWindows<A>, perSlice: number): { head: unknown; slices: string[] } {
+  const slices: string[] = [];
   let slice: Open<A> = {};
   let count = 0;
   for (const start of Object.keys(state.open)) {
@@ -23,12 +23,12 @@ function splitWindows<A>(state: KeyedWindows<A>, perSlice: number): { head: unkn
     for (const slot of Object.keys(byKey)) {
       (slice[start] ??= {})[slot] = byKey[slot] as A;
       if (++count < perSlice) continue;
-      slices.push(slice);
+      slices.push(JSON.stringify(slice));
       slice = {};
       count = 0;
     }
   }
-  if (count > 0) slices.push(slice);
+  if (count > 0) slices.push(JSON.stringify(slice));
   return { head: { maxTimeMs: state.maxTimeMs, lateRecords: state.lateRecords }, slices };
 }
 
@@ -48,7 +48,8 @@ function addWindowSlice<A>(state: KeyedWindows<A>, slice: unknown, isAccumulator
       if (!slot.startsWith("$") || typeof acc !== "object" || acc === null || !isAccumulator(acc as Record<string, unknown>)) {
         throw new Error(`checkpoint slice: malformed accumulator in window ${start}`);
       }
-      if (Object.hasOwn(into, slot)) replaceSlot(into, slot, acc as A);
+      // A slot met again (in an earlier slice) is replaced in place: it is in the slot list already.
+      if (Object.hasOwn(into, slot)) into[slot] = acc as A;
       else addSlot(into, slot, acc as A);
     }
   }

@@ -7,7 +7,9 @@
  * operator that follows these rules gets exactly-once results for free.
  *
  * Rules for an operator:
- * - `S` is a plain JSON value (no Maps, classes, `undefined` or non-finite numbers).
+ * - `S` is a plain JSON value (no Maps, classes, `undefined` or non-finite numbers), or
+ *   `snapshot` turns it into one that `restore` takes back (the built-in aggregates keep
+ *   columns; issue 12).
  * - No clocks, randomness or I/O: time is only what records and ticks carry.
  * - Outputs depend only on the records and ticks seen, in order — not on how they were
  *   split into batches.

@@ -9,10 +9,11 @@ import type { Operator } from "./operator.ts";
 /** How an operator splits its state into a head and slices, and rebuilds it from them. */
 export interface StateSlicing<S> {
   /**
-   * The state as a head and slices of at most `perSlice` entries each, as JSON values
-   * that may share objects with the state: serialize them before the next call mutates it.
+   * The state as a head (a JSON value that may share objects with the state: serialize it
+   * before the next call mutates it) and the JSON texts of slices of at most `perSlice`
+   * entries each.
    */
-  split(state: S, perSlice: number): { head: unknown; slices: unknown[] };
+  split(state: S, perSlice: number): { head: unknown; slices: string[] };
   /** A state holding only what the head holds; throws if the head is malformed. */
   fromHead(head: unknown): S;
   /** Adds one slice's entries to `state`; throws (leaving `state` unusable) if the slice is malformed. */
@@ -40,7 +41,8 @@ export interface SliceCursor {
 /** A state split for a checkpoint; `sliced: false` when the head is the whole snapshot (the operator has no `slicing`). */
 export interface SplitState {
   head: unknown;
-  slices: unknown[];
+  /** JSON texts. */
+  slices: string[];
   sliced: boolean;
 }
 

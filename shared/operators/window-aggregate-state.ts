@@ -1,12 +1,14 @@
 /**
- * The state of the window-aggregate operator, as checkpointed, and its structural check
- * on restore.
+ * The state of the window-aggregate operator: open windows by start (ms), each stored by
+ * column ({@link AggregateWindow}, issue 12), plus event time and the late count. It is
+ * not a JSON value: checkpoints hold the accumulators as JSON (`window-row-json.ts`),
+ * checked on restore by {@link accumulatorCheck}.
  */
 import { isHllState, type HllState } from "./sketches/hyperloglog.ts";
 import { isTopKState, type TopKState } from "./sketches/space-saving.ts";
-import { isKeyedWindows, type KeyedWindows } from "./keyed-windows.ts";
+import type { AggregateWindow } from "./aggregate-window.ts";
 
-/** Running aggregates of one key in one window; `sum`/`min`/`max` are indexed by numeric field (`min` and `max` stay empty unless the spec has a min or max aggregate). */
+/** One key's running aggregates in one window as checkpoints hold them; `sum`/`min`/`max` are indexed by numeric field (`min` and `max` empty unless the spec has a min or max aggregate). */
 export interface Accumulator {
   n: number;
   sum: number[];
@@ -18,8 +20,15 @@ export interface Accumulator {
   top?: TopKState[];
 }
 
-/** Open windows by start (ms), then `$`-prefixed key. */
-export type WindowAggregateState = KeyedWindows<Accumulator>;
+/** Open windows of the operator. */
+export interface WindowAggregateState {
+  maxTimeMs: number | null;
+  lateRecords: number;
+  /** Open windows by start (ms, as a string key: the order `Object.keys` gives is the order checkpoints list them in). */
+  open: Record<string, AggregateWindow>;
+  /** The checkpoint cursor open over this state, if any (`aggregate-window-cursor.ts`). */
+  cursor: { close(): void } | null;
+}
 
 /** Whether `value` holds exactly `count` items passing `check`; with count 0, it must be absent. */
 function hasEach(value: unknown, count: number, check: (item: unknown) => boolean): boolean {
@@ -29,12 +38,7 @@ function hasEach(value: unknown, count: number, check: (item: unknown) => boolea
 
 const isNumberArray = (value: unknown): value is number[] => Array.isArray(value) && value.every((x) => typeof x === "number");
 
-/** A restored state's check: the windows' shape, and exactly one sketch per `distinct` and one summary per `topk` aggregate (none: no field). */
-export function isWindowAggregateState(value: unknown, sketchCount: number, summaryCount: number): value is WindowAggregateState {
-  return isKeyedWindows<Accumulator>(value, accumulatorCheck(sketchCount, summaryCount));
-}
-
-/** The check of one restored accumulator. */
+/** The check of one restored accumulator: exactly one sketch per `distinct` and one summary per `topk` aggregate (none: no field). */
 export const accumulatorCheck =
   (sketchCount: number, summaryCount: number) =>
   (acc: Record<string, unknown>): boolean =>

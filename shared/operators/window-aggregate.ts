@@ -4,19 +4,19 @@
  * window is a sliding one whose slide is its size). A window [start, start+size) closes
  * once the watermark (max event time seen, or ticked, minus allowed lateness) reaches its
  * end; a record all of whose windows have closed is counted as late and dropped.
- * Everything depends only on the records in log order, so replicas agree. Window starts
- * are numeric strings and keys are stored `$`-prefixed, so no state key is ever a
- * prototype member.
+ * Everything depends only on the records in log order, so replicas agree. Each window
+ * keeps its keys' aggregates by column (`aggregate-window.ts`), so a key costs a row,
+ * not objects.
  */
 import type { AggregateSpec, DataflowSpec } from "../wire/dataflow-spec.ts";
 import type { AggregateValue, FluxRecord, WindowResult } from "../wire/window-result.ts";
 import type { Emit, Operator, RecordField, ResultFilter } from "./operator.ts";
 import { hllAdd, hllCreate, hllEstimate, type HllState } from "./sketches/hyperloglog.ts";
 import { topKAdd, topKCreate, topKTop, type TopKState } from "./sketches/space-saving.ts";
-import { advanceTo, openWindowResults } from "./keyed-windows.ts";
-import { accumulatorCheck, isWindowAggregateState, type Accumulator, type WindowAggregateState } from "./window-aggregate-state.ts";
-import { keyedWindowSlicing } from "./keyed-window-slices.ts";
-import { windowKeys, type WindowKeys } from "./keyed-window-cursor.ts";
+import { rowLayout, type AggregateWindow } from "./aggregate-window.ts";
+import { aggregateWindowSlicing } from "./aggregate-window-cursor.ts";
+import { closeDue, openResults, stateFromValue, stateValue, windowAt } from "./aggregate-windows.ts";
+import { accumulatorCheck, type WindowAggregateState } from "./window-aggregate-state.ts";
 
 /** The Space-Saving capacity of a `topk` aggregate that sets none. */
 export function defaultCapacity(k: number): number {
@@ -38,8 +38,11 @@ export function windowRecordFields(aggregates: Readonly<Record<string, Aggregate
   return [...[...numbers].sort().map((name) => ({ name, type: "number" as const })), ...[...strings].sort().map((name) => ({ name, type: "string" as const }))];
 }
 
+/** A min or max: none before the first value (or while a restored row lacks it). */
+const extreme = (n: number, x: number): number | null => (n === 0 || !Number.isFinite(x) ? null : x);
+
 /** The built-in operator; the optional parts of {@link Operator} it always has are required here. */
-type WindowAggregateOperator = Operator<WindowAggregateState> & Required<Pick<Operator<WindowAggregateState>, "tick" | "openResults" | "lateRecords">>;
+type WindowAggregateOperator = Operator<WindowAggregateState> & Required<Pick<Operator<WindowAggregateState>, "tick" | "snapshot" | "openResults" | "lateRecords">>;
 
 /**
  * Builds the operator for a spec with a window and aggregates (throws without them);
@@ -55,12 +58,8 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
   const fields = windowRecordFields(specAggregates);
   const width = fields.filter((f) => f.type === "number").length;
   // Per-field minima and maxima only when an aggregate reads them (a spec never changes): otherwise
-  // `min` and `max` stay empty, two arrays fewer to reach per record (on a busy isolate, whose
-  // caches hold other work between sub-batches, each is a cache miss; issue 12).
+  // a row has no such columns, and checkpoints hold `min` and `max` empty.
   const keepsExtremes = Object.values(specAggregates).some((a) => a.op === "min" || a.op === "max");
-  // Sized at creation: an empty array written at index 0 grows a 17-slot backing store, which for
-  // min and max was over half of a 1M-key state's heap (and of every full GC's pause).
-  const extremes = (): number[] => (keepsExtremes ? new Array<number>(width) : []);
   // Record value position of a field read as a number / as a string.
   const numberAt = (name: string) => fields.findIndex((f) => f.type === "number" && f.name === name);
   const stringAt = (name: string) => fields.findIndex((f) => f.type === "string" && f.name === name);
@@ -76,76 +75,78 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
     index: agg.op === "count" ? -1 : agg.op === "distinct" ? distinctOrdinal++ : agg.op === "topk" ? topOrdinal++ : numberAt(agg.field),
   }));
 
-  const toResult = (key: string, startMs: number, acc: Accumulator, closed: boolean): WindowResult => {
+  const layout = rowLayout(width, keepsExtremes, sketches.length, summaries.length);
+  const { stride } = layout;
+  const check = accumulatorCheck(sketches.length, summaries.length);
+
+  const toResult = (key: string, startMs: number, window: AggregateWindow, row: number, closed: boolean): WindowResult => {
+    const v = window.values;
+    const at = row * stride;
+    const n = v[at] as number;
     const values: Record<string, AggregateValue> = {};
     for (const { name, agg, index } of aggregates) {
-      if (agg.op === "count") values[name] = acc.n;
-      else if (agg.op === "sum") values[name] = acc.sum[index] ?? 0;
-      else if (agg.op === "min") values[name] = acc.n === 0 ? null : (acc.min[index] ?? null);
-      else if (agg.op === "max") values[name] = acc.n === 0 ? null : (acc.max[index] ?? null);
-      else if (agg.op === "avg") values[name] = acc.n === 0 ? null : (acc.sum[index] ?? 0) / acc.n;
+      if (agg.op === "count") values[name] = n;
+      else if (agg.op === "sum") values[name] = v[at + 1 + index] as number;
+      else if (agg.op === "min") values[name] = extreme(n, v[at + 1 + width + index] as number);
+      else if (agg.op === "max") values[name] = extreme(n, v[at + 1 + 2 * width + index] as number);
+      else if (agg.op === "avg") values[name] = n === 0 ? null : (v[at + 1 + index] as number) / n;
       else if (agg.op === "distinct") {
-        const hll = acc.hll?.[index];
+        const hll = window.hll[row * sketches.length + index];
         values[name] = hll ? hllEstimate(hll) : 0;
       } else if (agg.op === "topk") {
-        const top = acc.top?.[index];
+        const top = window.top[row * summaries.length + index];
         values[name] = top ? topKTop(top, agg.k) : [];
       }
     }
     return { key, windowStartMs: startMs, windowEndMs: startMs + sizeMs, values, closed };
   };
 
-  /** Adds `record` (`[key, timeMs, ...values]`) to its key's accumulator in `window`. */
-  const addTo = (window: WindowKeys<Accumulator>, key: string, record: FluxRecord): void => {
-    let acc = window.forUpdate(key);
-    if (!acc) {
-      acc = { n: 0, sum: new Array<number>(width).fill(0), min: extremes(), max: extremes() };
-      if (sketches.length > 0) acc.hll = sketches.map((s) => hllCreate(s.precision));
-      if (summaries.length > 0) acc.top = summaries.map((s) => topKCreate(s.capacity));
-      window.add(key, acc);
+  /** Adds `record` (`[key, timeMs, ...values]`) to its key's row in `window`. */
+  const addTo = (window: AggregateWindow, key: string, record: FluxRecord): void => {
+    let row = window.rowForUpdate(key);
+    if (row < 0) {
+      row = window.add(key);
+      for (const s of sketches) window.hll.push(hllCreate(s.precision));
+      for (const s of summaries) window.top.push(topKCreate(s.capacity));
     }
-    acc.n += 1;
+    const v = window.values;
+    const at = row * stride;
+    v[at] = (v[at] as number) + 1;
     for (let i = 0; i < width; i++) {
       const value = record[2 + i];
       const x = typeof value === "number" ? value : 0;
-      acc.sum[i] = (acc.sum[i] ?? 0) + x;
+      v[at + 1 + i] = (v[at + 1 + i] as number) + x;
       if (!keepsExtremes) continue;
-      const min = acc.min[i];
-      const max = acc.max[i];
-      if (min === undefined || x < min) acc.min[i] = x;
-      if (max === undefined || x > max) acc.max[i] = x;
+      if (x < (v[at + 1 + width + i] as number)) v[at + 1 + width + i] = x;
+      if (x > (v[at + 1 + 2 * width + i] as number)) v[at + 1 + 2 * width + i] = x;
     }
-    if (acc.hll) for (let j = 0; j < sketches.length; j++) hllAdd(acc.hll[j] as HllState, String(record[2 + (sketches[j] as { at: number }).at]));
-    if (acc.top) {
-      for (let j = 0; j < summaries.length; j++) {
-        const { at, weightAt } = summaries[j] as { at: number; weightAt: number };
-        const weight = weightAt < 0 ? 1 : record[2 + weightAt];
-        topKAdd(acc.top[j] as TopKState, String(record[2 + at]), typeof weight === "number" ? weight : 0);
-      }
+    for (let j = 0; j < sketches.length; j++) hllAdd(window.hll[row * sketches.length + j] as HllState, String(record[2 + (sketches[j] as { at: number }).at]));
+    for (let j = 0; j < summaries.length; j++) {
+      const { at: field, weightAt } = summaries[j] as { at: number; weightAt: number };
+      const weight = weightAt < 0 ? 1 : record[2 + weightAt];
+      topKAdd(window.top[row * summaries.length + j] as TopKState, String(record[2 + field]), typeof weight === "number" ? weight : 0);
     }
   };
 
   /** The windows one `process` call touches, each looked up once (per record, that cost as much as the record). */
-  const touchedWindows = (state: WindowAggregateState): ((start: number) => WindowKeys<Accumulator>) => {
-    const windows = new Map<number, WindowKeys<Accumulator>>();
+  const touchedWindows = (state: WindowAggregateState): ((start: number) => AggregateWindow) => {
     let lastStart = Number.NaN;
-    let last: WindowKeys<Accumulator> | undefined;
+    let last: AggregateWindow | undefined;
     return (start) => {
       if (start === lastStart && last) return last;
-      last = windows.get(start);
-      if (!last) windows.set(start, (last = windowKeys(state, start)));
+      last = windowAt(state, start, layout);
       lastStart = start;
       return last;
     };
   };
 
   const advance = (state: WindowAggregateState, timeMs: number, out: Emit<WindowResult>): WindowAggregateState => {
-    advanceTo(state, timeMs, sizeMs, latenessMs, toResult, out);
+    closeDue(state, timeMs, sizeMs, latenessMs, toResult, out);
     return state;
   };
 
   return {
-    init: () => ({ maxTimeMs: null, lateRecords: 0, open: {} }),
+    init: () => ({ maxTimeMs: null, lateRecords: 0, open: {}, cursor: null }),
 
     process(state, records: readonly FluxRecord[], out) {
       let maxTimeMs = state.maxTimeMs ?? Number.NEGATIVE_INFINITY;
@@ -174,15 +175,18 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
 
     tick: advance,
 
+    snapshot: stateValue,
+
     restore(snapshot) {
-      if (!isWindowAggregateState(snapshot, sketches.length, summaries.length)) throw new Error("window aggregate: malformed checkpoint state");
-      return snapshot;
+      const state = stateFromValue(snapshot, layout, check);
+      if (!state) throw new Error("window aggregate: malformed checkpoint state");
+      return state;
     },
 
-    openResults: (state, filter: ResultFilter) => openWindowResults(state, sizeMs, filter, toResult),
+    openResults: (state, filter: ResultFilter) => openResults(state, sizeMs, filter, toResult),
 
     lateRecords: (state) => state.lateRecords,
 
-    slicing: keyedWindowSlicing<Accumulator>(accumulatorCheck(sketches.length, summaries.length)),
+    slicing: aggregateWindowSlicing(layout, check),
   };
 }

@@ -27,7 +27,7 @@ function currentValues(host: ReplicaHost): void {
     next: () => {
       const slices = operator.split(perSlice).slices;
       const slice = slices[spread.written];
-      return slice === undefined ? cursor.next() : JSON.stringify(slice);
+      return slice ?? cursor.next();
     },
     close: () => cursor.close(),
     get aborted() {

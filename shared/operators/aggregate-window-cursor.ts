@@ -1,0 +1,127 @@
+/**
+ * Checkpoints of the window-aggregate state in slices (issue 12), in the JSON shape of
+ * `keyed-window-slices.ts` (`{ start: { $key: acc } }` per slice), so that format 2
+ * checkpoints are the same before and after the compact state. A cursor is consistent as
+ * of its opening by copy-on-write at the row level: it notes each window's row count and
+ * sets a watch on it ({@link RowPreimages}), and a row changed while its window is watched,
+ * and not written yet, is copied first ({@link AggregateWindow.rowForUpdate}, once per row). Rows added later are not
+ * part of the checkpoint; a window closed meanwhile stays reachable through the cursor.
+ */
+import type { AggregateWindow, RowLayout } from "./aggregate-window.ts";
+import { addWindows, isWindowStart } from "./aggregate-windows.ts";
+import type { SliceCursor, StateSlicing } from "./state-slices.ts";
+import { RowPreimages } from "./row-preimages.ts";
+import { rowText } from "./window-row-json.ts";
+import type { Accumulator, WindowAggregateState } from "./window-aggregate-state.ts";
+
+/** Slicing of the window-aggregate state; `isAccumulator` checks one restored accumulator. */
+export function aggregateWindowSlicing(layout: RowLayout, isAccumulator: (acc: Record<string, unknown>) => boolean): StateSlicing<WindowAggregateState> {
+  return {
+    split: (state, perSlice) => {
+      const cursor = new RowsCursor(state, perSlice, false);
+      const slices: string[] = [];
+      for (let slice = cursor.next(); slice !== null; slice = cursor.next()) slices.push(slice);
+      return { head: cursor.head, slices };
+    },
+    fromHead,
+    addSlice: (state, slice) => addWindows(state, checkedSlice(slice, isAccumulator), layout),
+    cursor: (state, perSlice) => {
+      state.cursor?.close();
+      const cursor = new RowsCursor(state, perSlice, true);
+      state.cursor = cursor;
+      return cursor;
+    },
+  };
+}
+
+function fromHead(head: unknown): WindowAggregateState {
+  const h = (typeof head === "object" && head !== null ? head : {}) as Record<string, unknown>;
+  if (!(h.maxTimeMs === null || typeof h.maxTimeMs === "number") || typeof h.lateRecords !== "number") throw new Error("checkpoint head: malformed window state");
+  return { maxTimeMs: h.maxTimeMs, lateRecords: h.lateRecords, open: {}, cursor: null };
+}
+
+/** A slice's windows, every accumulator checked; throws if any is malformed. */
+function checkedSlice(slice: unknown, isAccumulator: (acc: Record<string, unknown>) => boolean): Record<string, Record<string, Accumulator>> {
+  if (typeof slice !== "object" || slice === null || Array.isArray(slice)) throw new Error("checkpoint slice: not an object");
+  for (const [start, byKey] of Object.entries(slice as Record<string, unknown>)) {
+    if (!isWindowStart(start) || typeof byKey !== "object" || byKey === null) throw new Error(`checkpoint slice: malformed window ${start}`);
+    for (const [slot, acc] of Object.entries(byKey as Record<string, unknown>)) {
+      if (!slot.startsWith("$") || typeof acc !== "object" || acc === null || !isAccumulator(acc as Record<string, unknown>)) {
+        throw new Error(`checkpoint slice: malformed accumulator in window ${start}`);
+      }
+    }
+  }
+  return slice as Record<string, Record<string, Accumulator>>;
+}
+
+interface WindowAtOpening {
+  start: string;
+  window: AggregateWindow;
+  /** Rows at the opening. */
+  count: number;
+  /** The watch this cursor set on the window (null: not watching). */
+  watch: RowPreimages | null;
+}
+
+/** Writes the windows as of the opening, `perSlice` rows per slice; `watching`: keeps preimages of rows changed meanwhile. */
+class RowsCursor implements SliceCursor {
+  readonly head: unknown;
+  readonly slices: number;
+  readonly #state: WindowAggregateState;
+  readonly #perSlice: number;
+  readonly #windows: WindowAtOpening[] = [];
+  #at = 0;
+  #row = 0;
+  #closed = false;
+
+  constructor(state: WindowAggregateState, perSlice: number, watching: boolean) {
+    this.#state = state;
+    this.#perSlice = Math.max(1, perSlice);
+    this.head = { maxTimeMs: state.maxTimeMs, lateRecords: state.lateRecords };
+    let total = 0;
+    for (const start of Object.keys(state.open)) {
+      const window = state.open[start] as AggregateWindow;
+      const watch = watching ? new RowPreimages(window.size) : null;
+      if (watch) window.watch = watch;
+      this.#windows.push({ start, window, count: window.size, watch });
+      total += window.size;
+    }
+    this.slices = Math.ceil(total / this.#perSlice);
+  }
+
+  next(): string | null {
+    if (this.#closed) throw new Error("checkpoint cursor: closed");
+    let text = "";
+    let taken = 0;
+    while (taken < this.#perSlice && this.#at < this.#windows.length) {
+      const at = this.#windows[this.#at] as WindowAtOpening;
+      const { start, window, count } = at;
+      const preimages = at.watch;
+      const entries: string[] = [];
+      for (; this.#row < count && taken < this.#perSlice; this.#row++, taken++) {
+        entries.push(`${JSON.stringify(`$${window.keys[this.#row] as string}`)}:${preimages?.textOf(window, this.#row) ?? rowText(window, this.#row)}`);
+      }
+      if (entries.length > 0) text += `${text === "" ? "" : ","}${JSON.stringify(start)}:{${entries.join(",")}}`;
+      if (at.watch) at.watch.written = this.#row;
+      if (this.#row < count) break;
+      // Written whole: nothing of this window as of the opening is needed any more.
+      unwatch(at);
+      this.#at += 1;
+      this.#row = 0;
+    }
+    return taken === 0 ? null : `{${text}}`;
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (let i = this.#at; i < this.#windows.length; i++) unwatch(this.#windows[i] as WindowAtOpening);
+    if (this.#state.cursor === this) this.#state.cursor = null;
+  }
+}
+
+/** Ends this cursor's watch of a window (a later cursor's stays). */
+function unwatch(at: WindowAtOpening): void {
+  if (at.watch && at.window.watch === at.watch) at.window.watch = null;
+  at.watch = null;
+}
