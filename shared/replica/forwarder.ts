@@ -75,6 +75,8 @@ export class Forwarder {
 
   /** Answers every waiter whose entry is now stable; `late` holds late counts of entries just applied. */
   settle(late?: ReadonlyMap<number, number>): void {
+    // Every step settles; a standby's (or an idle primary's) has nobody to answer.
+    if (this.#waiters.length === 0) return;
     const view = this.#link.view();
     if (!view) return this.fail("the replica is no longer primary or restarted");
     this.#waiters = this.#waiters.filter((w) => {
