@@ -51,12 +51,9 @@ export function replicaPort(env: Env, config: FluxConfig, timer: DeadlineTimer, 
   return onSuspect ? reportingSlowCalls(port, config.suspectMs, onSuspect, timer) : port;
 }
 
-/**
- * The isolate's write coalescer: bounds, a 1 ms poll (sleeps of at most 20 ms through a call in flight,
- * so a slow call before cannot delay a fast one's answer by more), and a give-up past two calls' worth of replica timeout.
- */
+/** The isolate's write coalescer: bounds, a 1 ms poll, and a give-up past two calls' worth of replica timeout. */
 export function newCoalescer(config: FluxConfig): WriteCoalescer {
-  return new WriteCoalescer({ maxBatches: 64, maxChars: 4_000_000, pollMs: 1, giveUpMs: 3 * config.replicaTimeoutMs, staleMs: 2 * config.replicaTimeoutMs, lingerPolls: config.coalesceLingerMs, maxSleepMs: 20, now: Date.now });
+  return new WriteCoalescer({ maxBatches: 64, maxChars: 4_000_000, pollMs: 1, giveUpMs: 3 * config.replicaTimeoutMs, staleMs: 2 * config.replicaTimeoutMs, lingerPolls: config.coalesceLingerMs, now: Date.now });
 }
 
 /** Tells the monitor a call to `replica` failed, so it probes now; never fails the request. */

@@ -51,11 +51,6 @@ export interface CoalescerOptions {
    */
   lingerPolls: number;
   /**
-   * The longest a caller sleeps through polls at once, ms (absent: no bound): the shortest
-   * recent call may have been slow (a stall, a replica that timed out) while the one in flight is not.
-   */
-  maxSleepMs?: number;
-  /**
    * The isolate's clock (ms), when it has one: a request in progress for longer than
    * `staleMs` no longer counts for lingering, so one whose handler never finishes (the
    * runtime dropped it) cannot make every later send linger. Without it, none expires.
@@ -159,8 +154,7 @@ export class WriteCoalescer {
     const now = this.#options.now?.();
     const sentAtMs = me.sentAtMs ?? (lane.inFlight > 0 && lane.waiting[0] !== me ? lane.sentAtMs : undefined);
     if (sentAtMs === undefined || now === undefined) return this.#options.pollMs;
-    const untilEndMs = sentAtMs + this.#durations.shortestMs - now;
-    return Math.max(this.#options.pollMs, Math.min(untilEndMs, this.#options.maxSleepMs ?? Number.POSITIVE_INFINITY));
+    return Math.max(this.#options.pollMs, sentAtMs + this.#durations.shortestMs - now);
   }
 
   /** Whether a call to another primary is in flight from this isolate. */

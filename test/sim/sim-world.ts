@@ -112,11 +112,11 @@ export class SimWorld {
       for (const init of desiredConfigs(this.initial, route)) this.replicas.host(init.name).init({ ...init, create: true });
     }
     this.routingTtlMs = 50 + this.rng.int(1500);
-    this.routers = Array.from({ length: 2 + this.rng.int(5) }, (_, index) => ({
+    this.routers = Array.from({ length: 2 + this.rng.int(5) }, () => ({
       cache: this.initial,
       fetchedAt: 0,
-      // With the clock (every other router; no draw, so seeds keep their schedules), callers sleep through polls while a call they wait on is in flight.
-      coalescer: new WriteCoalescer({ maxBatches: 1 + this.rng.int(8), maxChars: 2000, pollMs: 1, giveUpMs: 2 * ROUTER_DEADLINE_MS, staleMs: 1.5 * ROUTER_DEADLINE_MS, lingerPolls: this.rng.int(3), maxSleepMs: 20, now: index % 2 === 1 ? () => this.clock.now : undefined }),
+      // With the clock (half the routers), callers sleep through polls while a call they wait on is in flight.
+      coalescer: new WriteCoalescer({ maxBatches: 1 + this.rng.int(8), maxChars: 2000, pollMs: 1, giveUpMs: 2 * ROUTER_DEADLINE_MS, staleMs: 1.5 * ROUTER_DEADLINE_MS, lingerPolls: this.rng.int(3), now: this.rng.chance(0.5) ? () => this.clock.now : undefined }),
     }));
     this.readers = this.initial.routes.map((r) => new CursorReader(r.partition, this.violations));
   }

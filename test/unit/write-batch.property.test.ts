@@ -116,7 +116,7 @@ async function postAll(r: ReturnType<typeof rng>, sched: ReturnType<typeof rng>,
   const sends = r.shuffle([...batches, ...batches.filter(() => r.chance(0.4))]);
   // With a clock (half the seeds), callers sleep through polls while a call they wait on is in flight.
   const now = r.chance(0.5) ? () => clockMs : undefined;
-  const coalescer = new WriteCoalescer({ maxBatches: 1 + r.int(6), maxChars: 50 + r.int(400), pollMs: 1, giveUpMs: 10_000, staleMs: 5_000, lingerPolls: r.int(3), maxSleepMs: 10, now });
+  const coalescer = new WriteCoalescer({ maxBatches: 1 + r.int(6), maxChars: 50 + r.int(400), pollMs: 1, giveUpMs: 10_000, staleMs: 5_000, lingerPolls: r.int(3), now });
   // Each poll waits a macrotask (a fake timer that fires at once), as the real one would.
   const after = (ms: number, fire: () => void) =>
     void setTimeout(() => {

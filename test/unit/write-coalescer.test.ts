@@ -321,26 +321,4 @@ describe("WriteCoalescer", () => {
     timers.armed[2]?.fire();
     expect((await Promise.all(replies)).map((r) => r.status)).toEqual(["ok", "ok", "ok"]);
   });
-
-  it("never sleeps longer than maxSleepMs at once, however long the shortest recent call took", async () => {
-    const primary = new HeldPrimary();
-    const timers = new HeldTimers();
-    let now = 0;
-    const send = new WriteCoalescer(options({ now: () => now, maxSleepMs: 4 })).sendVia(primary, timers.after);
-    const slow = send("p0", 1, batch(1));
-    now = 900; // a stall: the only recent call took 900 ms
-    primary.calls[0]?.release();
-    await slow;
-    const replies = [2, 3, 4].map((seq) => send("p0", 1, batch(seq)));
-    await tick();
-    expect(timers.armed.map((t) => t.ms)).toEqual([1, 4]);
-    primary.calls[1]?.release();
-    await tick();
-    fireAll(timers);
-    await tick();
-    primary.calls[2]?.release();
-    await tick();
-    fireAll(timers);
-    await Promise.all(replies);
-  });
 });
