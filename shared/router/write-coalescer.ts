@@ -10,14 +10,10 @@
  * and every call is made by one of its own callers, through that caller's port: the
  * Workers runtime forbids one request resolving or doing I/O for another (measured:
  * "Cannot perform I/O on behalf of a different request"), so a caller polls on a timer
- * of its own context (`After`). A caller whose batch is in a call in flight, or queued behind
- * another caller's batch while a call is in flight, sleeps through its first polls until the
- * shortest recent call (`call-durations.ts`) would have ended: it cannot be answered, nor go,
- * sooner (with a clock only; the first in line still polls, so when a lane's next call goes is
- * unchanged). It holds nothing that must survive the isolate: a lost isolate fails the callers, who resend.
+ * of its own context (`After`). It holds nothing that must survive the isolate: a lost
+ * isolate fails the callers, who resend.
  */
 import type { WriteBatch, WriteReply } from "../wire/replica-rpc.ts";
-import { CallDurations } from "./call-durations.ts";
 import type { ReplicaPort, SendBatch } from "./write-partition.ts";
 
 /** Runs `fire` after `ms` on the caller's own timer. */
@@ -63,8 +59,6 @@ type Outcome = { reply: WriteReply } | { error: unknown };
 interface Waiting {
   batch: WriteBatch;
   outcome: Outcome | null;
-  /** When the call carrying this batch was made (isolate clock, ms); unset while it waits for one. */
-  sentAtMs?: number;
 }
 
 interface Lane {
@@ -73,8 +67,6 @@ interface Lane {
   chars: number;
   /** Bumped when in-flight calls are given up as lost; a call of an older generation no longer counts. */
   generation: number;
-  /** When its latest call was made (isolate clock, ms). */
-  sentAtMs?: number;
 }
 
 export class WriteCoalescer {
@@ -82,7 +74,6 @@ export class WriteCoalescer {
   readonly #lanes = new Map<string, Lane>();
   /** Requests in progress: entered by {@link enter} and not left yet, oldest first. */
   readonly #inProgress = new Set<InProgress & { readonly at: number }>();
-  readonly #durations = new CallDurations();
 
   constructor(options: CoalescerOptions) {
     this.#options = options;
@@ -127,34 +118,23 @@ export class WriteCoalescer {
     let blockedMs = 0;
     // Polls this caller has made since the lane was last busy.
     let idlePolls = 0;
-    for (let waitedMs = 0; ; ) {
+    for (let waitedMs = 0; ; waitedMs += this.#options.pollMs) {
       const first = !me.outcome && lane.waiting[0] === me;
       if (first && lane.inFlight > 0 && blockedMs > this.#options.staleMs) {
         lane.inFlight = 0;
         lane.generation += 1;
       }
-      // Whether to linger is asked only when it matters: the lane is idle and this batch is next.
-      const lingers = () => idlePolls < this.#options.lingerPolls && (arrivedIdle || this.#otherLanesBusy(lane)) && this.#othersInProgress(request);
-      if (first && ((lane.inFlight === 0 && !lingers()) || this.#isFull(lane))) await this.#lead(port, key, lane, primary, epoch);
+      const linger = idlePolls < this.#options.lingerPolls && (arrivedIdle || this.#otherLanesBusy(lane)) && this.#othersInProgress(request);
+      if (first && ((lane.inFlight === 0 && !linger) || this.#isFull(lane))) await this.#lead(port, key, lane, primary, epoch);
       if (me.outcome) return unwrap(me.outcome);
       if (waitedMs >= this.#options.giveUpMs) {
         lane.waiting = lane.waiting.filter((w) => w !== me);
         throw new Error(`write to ${primary} not sent within ${this.#options.giveUpMs} ms (coalescer)`);
       }
-      const sleepMs = this.#sleepMs(me, lane);
-      await new Promise<void>((resolve) => after(sleepMs, resolve));
-      waitedMs += sleepMs;
-      blockedMs = lane.waiting[0] === me && lane.inFlight > 0 ? blockedMs + sleepMs : 0;
+      await new Promise<void>((resolve) => after(this.#options.pollMs, resolve));
+      blockedMs = lane.waiting[0] === me && lane.inFlight > 0 ? blockedMs + this.#options.pollMs : 0;
       idlePolls = lane.inFlight > 0 ? 0 : idlePolls + 1;
     }
-  }
-
-  /** Until the next poll: `pollMs`, or until the shortest recent call would have ended since the call this batch is in (or queued behind) was made. */
-  #sleepMs(me: Waiting, lane: Lane): number {
-    const now = this.#options.now?.();
-    const sentAtMs = me.sentAtMs ?? (lane.inFlight > 0 && lane.waiting[0] !== me ? lane.sentAtMs : undefined);
-    if (sentAtMs === undefined || now === undefined) return this.#options.pollMs;
-    return Math.max(this.#options.pollMs, sentAtMs + this.#durations.shortestMs - now);
   }
 
   /** Whether a call to another primary is in flight from this isolate. */
@@ -180,17 +160,12 @@ export class WriteCoalescer {
     lane.chars -= chars;
     lane.inFlight += 1;
     const generation = lane.generation;
-    const sentAtMs = this.#options.now?.();
-    lane.sentAtMs = sentAtMs;
-    for (const w of group) w.sentAtMs = sentAtMs;
     try {
       const reply = await port.write(primary, { epoch, batches: group.map((w) => w.batch) });
       group.forEach((w, i) => (w.outcome = { reply: reply.status === "ok" ? { status: "ok", results: reply.results.slice(i, i + 1) } : reply }));
     } catch (error) {
       for (const w of group) w.outcome = { error };
     } finally {
-      const endedAtMs = this.#options.now?.();
-      if (sentAtMs !== undefined && endedAtMs !== undefined) this.#durations.add(endedAtMs - sentAtMs);
       if (lane.generation === generation) lane.inFlight -= 1;
       if (lane.inFlight === 0 && lane.waiting.length === 0) this.#lanes.delete(key);
     }

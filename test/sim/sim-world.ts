@@ -115,8 +115,7 @@ export class SimWorld {
     this.routers = Array.from({ length: 2 + this.rng.int(5) }, () => ({
       cache: this.initial,
       fetchedAt: 0,
-      // With the clock (half the routers), callers sleep through polls while a call they wait on is in flight.
-      coalescer: new WriteCoalescer({ maxBatches: 1 + this.rng.int(8), maxChars: 2000, pollMs: 1, giveUpMs: 2 * ROUTER_DEADLINE_MS, staleMs: 1.5 * ROUTER_DEADLINE_MS, lingerPolls: this.rng.int(3), now: this.rng.chance(0.5) ? () => this.clock.now : undefined }),
+      coalescer: new WriteCoalescer({ maxBatches: 1 + this.rng.int(8), maxChars: 2000, pollMs: 1, giveUpMs: 2 * ROUTER_DEADLINE_MS, staleMs: 1.5 * ROUTER_DEADLINE_MS, lingerPolls: this.rng.int(3) }),
     }));
     this.readers = this.initial.routes.map((r) => new CursorReader(r.partition, this.violations));
   }

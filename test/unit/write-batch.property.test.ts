@@ -32,12 +32,9 @@ const FROM = Number(process.env.FLUX_PROPERTY_FROM ?? 1);
 
 type Batch = { producer: string; seq: number; events: { page: string; ts: number; bytes: number }[] };
 /** What the faults did over all seeds: each must have happened, or the property proved less than it says. */
-const felt = { failedCalls: 0, lostReplies: 0, epochChanges: 0, staleRetries: 0, closedWindows: 0, lateRecords: 0, sleptPolls: 0 };
+const felt = { failedCalls: 0, lostReplies: 0, epochChanges: 0, staleRetries: 0, closedWindows: 0, lateRecords: 0 };
 
 class Injected extends Error {}
-
-/** The coalescer's clock (ms) in seeds that give it one: polls advance it by what they asked for, calls by a few ms. */
-let clockMs = 0;
 
 /** Moves every partition to a new epoch, as the monitor does when it re-attaches a standby. */
 function bumpEpochs(current: DataflowRecord, cluster: MemoryCluster): DataflowRecord {
@@ -81,9 +78,7 @@ async function runSeed(seed: number) {
   const history = new StableHistory(violations);
   for (const storage of cluster.storages.values()) history.watch(storage);
   let faults = true;
-  clockMs = 0;
   cluster.beforeCall = async () => {
-    clockMs += sched.int(6);
     for (let i = sched.int(4); i > 0; i--) await Promise.resolve();
     if (faults && sched.chance(0.05)) throw (felt.failedCalls++, new Injected("call failed before it ran"));
   };
@@ -114,16 +109,9 @@ async function runSeed(seed: number) {
 async function postAll(r: ReturnType<typeof rng>, sched: ReturnType<typeof rng>, cluster: MemoryCluster, s: DataflowSpec, initial: DataflowRecord, batches: readonly Batch[]): Promise<DataflowRecord> {
   const replicaNames = initial.routes.flatMap((route) => [route.primary, ...(route.standby ? [route.standby] : [])]);
   const sends = r.shuffle([...batches, ...batches.filter(() => r.chance(0.4))]);
-  // With a clock (half the seeds), callers sleep through polls while a call they wait on is in flight.
-  const now = r.chance(0.5) ? () => clockMs : undefined;
-  const coalescer = new WriteCoalescer({ maxBatches: 1 + r.int(6), maxChars: 50 + r.int(400), pollMs: 1, giveUpMs: 10_000, staleMs: 5_000, lingerPolls: r.int(3), now });
+  const coalescer = new WriteCoalescer({ maxBatches: 1 + r.int(6), maxChars: 50 + r.int(400), pollMs: 1, giveUpMs: 10_000, staleMs: 5_000, lingerPolls: r.int(3) });
   // Each poll waits a macrotask (a fake timer that fires at once), as the real one would.
-  const after = (ms: number, fire: () => void) =>
-    void setTimeout(() => {
-      if (ms > 1) felt.sleptPolls += 1;
-      clockMs += ms;
-      fire();
-    }, 0);
+  const after = (_ms: number, fire: () => void) => void setTimeout(fire, 0);
   let current = initial;
   while (sends.length > 0) {
     const wave = sends.splice(0, 1 + r.int(4));

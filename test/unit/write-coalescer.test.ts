@@ -289,36 +289,4 @@ describe("WriteCoalescer", () => {
     await Promise.all([elsewhere, ...behind]);
     other.leave();
   });
-
-  it("lets a batch in a call in flight, or queued behind the first in line, sleep until the shortest recent call would have ended", async () => {
-    const primary = new HeldPrimary();
-    const timers = new HeldTimers();
-    let now = 0;
-    const send = new WriteCoalescer(options({ now: () => now })).sendVia(primary, timers.after);
-    const first = send("p0", 1, batch(1));
-    now = 10;
-    primary.calls[0]?.release(); // the shortest recent call took 10 ms
-    await first;
-    now = 20;
-    const replies = [2, 3, 4].map((seq) => send("p0", 1, batch(seq)));
-    await tick();
-    // 2 went at once; 3, first in line behind it, polls every 1 ms; 4, behind 3, sleeps until 20 + 10.
-    expect(sizes(primary)).toEqual([[1], [2]]);
-    expect(timers.armed.map((t) => t.ms)).toEqual([1, 10]);
-    now = 25;
-    primary.calls[1]?.release(); // 5 ms: now the shortest
-    await tick();
-    timers.armed[0]?.fire();
-    await tick();
-    expect(sizes(primary)).toEqual([[1], [2], [3, 4]]);
-    now = 27;
-    timers.armed[1]?.fire(); // 4 wakes in a call sent at 25: it sleeps until 25 + 5
-    await tick();
-    expect(timers.armed.map((t) => t.ms)).toEqual([1, 10, 3]);
-    now = 30;
-    primary.calls[2]?.release();
-    await tick();
-    timers.armed[2]?.fire();
-    expect((await Promise.all(replies)).map((r) => r.status)).toEqual(["ok", "ok", "ok"]);
-  });
 });
