@@ -17,6 +17,7 @@ import { authenticate } from "./auth.ts";
 import { SuspectReports } from "./suspect-reports.ts";
 import { errorResponse, onError, onNotFound } from "./http-errors.ts";
 import { noQueryParameters, ROUTES_WITHOUT_QUERY } from "./no-query.ts";
+import { noStrayUpgrade } from "./no-upgrade.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { dataflowRoutes } from "./routes/dataflows.ts";
 import { eventsRoutes } from "./routes/events.ts";
@@ -52,6 +53,7 @@ export function createApp(): Hono<AppEnv> {
   });
   app.onError(onError);
   app.notFound(onNotFound);
+  app.use("*", noStrayUpgrade);
   app.get("/", (c) => c.json({ name: "flux-on-workers", api: "/v1", docs: "see README.md" }));
 
   app.use("/v1/*", async (c, next) => {

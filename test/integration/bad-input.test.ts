@@ -36,6 +36,9 @@ const cases: [string, () => Promise<Response>, number, string][] = [
   ["an aggregated field that is not a number", () => postEvents(stream, "p", 2, [...good, { page: "a", ts: 1, bytes: "9" }]), 400, "INVALID_EVENT"],
   ["an aggregated field too large to sum safely", () => postEvents(stream, "p", 2, [...good, { page: "a", ts: 1, bytes: 1e308 }]), 400, "INVALID_EVENT"],
   ["an event time far in the future", () => postEvents(stream, "p", 2, [...good, { page: "a", ts: "9999-12-31T00:00Z", bytes: 1 }]), 400, "INVALID_EVENT"],
+  ["a WebSocket upgrade to the ingest route", () => postEvents(stream, "p", 2, good, { upgrade: "websocket" }), 400, "INVALID_REQUEST"],
+  // What the runtime hands the Worker for such a POST (measured in local workerd): a GET without the body.
+  ["a WebSocket upgrade as the runtime delivers it", () => call("GET", `/v1/streams/${stream}/events`, undefined, { upgrade: "websocket", connection: "Upgrade" }), 400, "INVALID_REQUEST"],
   ["a missing Flux-Producer-Id", () => call("POST", `/v1/streams/${stream}/events`, good, { "flux-seq": "2" }), 400, "INVALID_REQUEST"],
   ["a missing Flux-Seq", () => call("POST", `/v1/streams/${stream}/events`, good, { "flux-producer-id": "p" }), 400, "INVALID_REQUEST"],
   ["Flux-Seq 0", () => postEvents(stream, "p", 0, good), 400, "INVALID_REQUEST"],
