@@ -10,7 +10,7 @@ import type { BatchOutcome, FlushReply, InitReplica, NumberedOutput, Refusal, Re
 import { compareResults, type WindowResult } from "../wire/window-result.ts";
 import { emptyReplicaState, restoreReplicaState, statusOf, type ReplicaState, type ReplicaTuning, type RestoredCheckpoint } from "./replica-state.ts";
 import { Forwarder, type ForwardPort } from "./forwarder.ts";
-import { ackStandby, applyHeld, checkEpoch, configure, logBatches, replicate, type BatchVerdict, type StepResult } from "./replica-steps.ts";
+import { ackStandby, checkEpoch, configure, logBatches, replicate, type BatchVerdict, type StepResult } from "./replica-steps.ts";
 import { continueCheckpoint, takeCheckpoint } from "../checkpoint/checkpoint-steps.ts";
 import type { ReplicaStorage } from "./replica-storage.ts";
 
@@ -51,8 +51,6 @@ export class ReplicaHost {
   /** Configures role and epoch; with `create`, makes an empty replica if there is none. */
   init(msg: InitReplica): { status: "ok" } | Refusal {
     const state = this.load();
-    // A standby applies what it holds as itself first, so storage records those entries stable at its old role and epoch.
-    if (state?.meta.role === "standby" && state.pending.length > 0) this.#step((s) => applyHeld(s, this.#tuning));
     if (state) return this.#step(() => configure(state, msg, this.#tuning));
     if (msg.create !== true || msg.role === "retired") return NOT_INITIALISED;
     const { name, dataflowId, partition, spec, role, epoch, hasStandby, version: configVersion } = msg;
@@ -132,13 +130,9 @@ export class ReplicaHost {
     return state && statusOf(state);
   }
 
-  /**
-   * A probe's answer: {@link status}, after staging the next slice of a checkpoint spread over
-   * steps and (on a standby) applying the entries it holds, so an idle replica finishes both.
-   */
+  /** A probe's answer: {@link status}, after staging the next slice of a checkpoint spread over steps, so an idle replica finishes it. */
   probe(): ReplicaStatus | null {
-    const state = this.load();
-    if (state?.spread || (state?.meta.role === "standby" && state.pending.length > 0)) this.#step((s) => applyHeld(s, this.#tuning));
+    if (this.load()?.spread) this.#step(() => ({ reply: null, effects: { log: [], outputs: [] } }));
     return this.status();
   }
 
@@ -196,10 +190,10 @@ export class ReplicaHost {
     const meta = this.storage.loadMeta();
     if (!meta) return null;
     const checkpoint = restoreCheckpoint(meta.spec, this.storage.loadCheckpointRows(meta.checkpointLsn));
-    // To the log's end: the stored LSN may be behind it (progress-durability.ts). A primary's pending entries are forwarded at once.
+    // To the log's end: the stored LSN may be behind it (progress-durability.ts). Pending entries are forwarded at once.
     const log = this.storage.readLog((checkpoint?.lsn ?? 0) + 1, Number.MAX_SAFE_INTEGER);
     const state = (this.#state = restoreReplicaState(meta, checkpoint, log, this.#tuning));
-    if (state.meta.role === "primary" && state.pending.length > 0) this.#reconfirmed = this.#forwarder.waitStable(state.meta.lsn).then(() => undefined, () => undefined);
+    if (state.pending.length > 0) this.#reconfirmed = this.#forwarder.waitStable(state.meta.lsn).then(() => undefined, () => undefined);
     return state;
   }
 }

@@ -20,11 +20,6 @@ export interface ReplicaState {
   /** The longest window a result spans, ms (bounds range queries over stored outputs). */
   maxWindowMs: number;
   dedup: DedupState;
-  /**
-   * Logged entries above `meta.appliedLsn`: on a primary with a standby, those not yet
-   * acknowledged; on a standby, those held to be applied together (`replicate`); on a retired
-   * replica, those nobody acknowledged.
-   */
   pending: LogEntry[];
   /** Batches applied since the last checkpoint. */
   sinceCheckpoint: number;
@@ -62,8 +57,6 @@ export interface ReplicaTuning {
   checkpointEvery: number;
   /** (window, key) entries per checkpoint slice (default `KEYS_PER_SLICE`; the simulator uses a few). */
   checkpointSliceKeys?: number;
-  /** Entries a standby holds before applying them together (default 64; 1 applies each forward at once; the simulator varies it). */
-  standbyApplyEntries?: number;
   /** Log characters since the last checkpoint that make one due before `checkpointEvery` batches (default 4M; tests use less). */
   checkpointLogChars?: number;
 }
@@ -114,11 +107,9 @@ export function applyEntry(state: ReplicaState, entry: LogEntry, out: Emit<Windo
  * Rebuilds memory from durable records: the checkpoint (if any) plus the log entries
  * above it, which must be contiguous. Storage may hold a stale `lsn` and `appliedLsn`
  * (`progress-durability.ts`): the LSN is the log's last, and the entries above the stored
- * `appliedLsn` were applied before without emitting outputs, or (on a standby) held and not
- * applied yet. They are applied again now on a primary without a standby; elsewhere they are
- * pending: on a primary with a standby until the standby confirms them again (a forward), on a
- * standby held for its next step to apply (which stores the outputs they emit, never stored
- * before), on a retired replica for good (nobody may confirm them). Replayed outputs are
+ * `appliedLsn` were applied before without emitting outputs. They are applied again now,
+ * except on a primary with a standby (pending, until the standby confirms them again: a
+ * forward) and on a retired replica (nobody may confirm them). Replayed outputs are
  * discarded, since they were persisted when first emitted; their count must land on
  * `meta.outputSeq`.
  */
@@ -132,7 +123,7 @@ export function restoreReplicaState(
   let outputSeq = checkpoint?.outputSeq ?? 0;
   let appliedLsn = checkpoint?.lsn ?? 0;
   let lastLsn = appliedLsn;
-  const waits = meta.role !== "primary" || meta.hasStandby;
+  const waits = meta.role === "retired" || (meta.role === "primary" && meta.hasStandby);
   const applyThrough = waits ? meta.appliedLsn : Number.POSITIVE_INFINITY;
   for (const entry of log) {
     if (entry.lsn <= lastLsn) continue;

@@ -19,11 +19,6 @@ export interface StepResult<Reply> {
   effects: ReplicaEffects;
 }
 
-/** Entries a standby holds before it applies them together (default of {@link ReplicaTuning.standbyApplyEntries}). */
-const STANDBY_APPLY_ENTRIES = 64;
-/** Record characters a standby holds at most before it applies them (large batches: its memory and the step stay bounded). */
-const HELD_CHARS = 1_000_000;
-
 const noEffects = (): ReplicaEffects => ({ log: [], outputs: [] });
 
 /**
@@ -38,9 +33,6 @@ export function configure(state: ReplicaState, msg: InitReplica, tuning: Replica
   const older = msg.epoch < meta.epoch || (msg.epoch === meta.epoch && msg.version < meta.configVersion);
   if (older) return { reply: { status: "stale", epoch: meta.epoch }, effects: noEffects() };
   const effects = noEffects();
-  // A standby's held entries are stable: applied before any new configuration, so that whatever
-  // role it takes (primary above all) starts from every entry it holds, as after a restart.
-  if (meta.role === "standby" && state.pending.length > 0) applyStable(state, state.pending.splice(0), tuning, effects);
   meta.configVersion = msg.version;
   const hadStandby = meta.role === "primary" && meta.hasStandby;
   // A seeding hold (set by `beginSeed`) lasts until the seeded standby is attached
@@ -104,10 +96,8 @@ export function logBatches(state: ReplicaState, msg: Write, tuning: ReplicaTunin
 }
 
 /**
- * Standby: logs entries strictly in LSN order, skipping those it holds, and applies them
- * in batches: once it holds {@link ReplicaTuning.standbyApplyEntries} unapplied ones (or
- * at a probe, a new configuration or a restart, whichever comes first). Answers `gap` with
- * its LSN when it cannot reach `upToLsn` from what it was sent.
+ * Standby: logs and applies entries strictly in LSN order, skipping those it holds.
+ * Answers `gap` with its LSN when it cannot reach `upToLsn` from what it was sent.
  */
 export function replicate(state: ReplicaState, msg: Replicate, tuning: ReplicaTuning): StepResult<ReplicateReply> {
   const refusal = checkEpoch(state, msg.epoch, "standby");
@@ -121,31 +111,9 @@ export function replicate(state: ReplicaState, msg: Replicate, tuning: ReplicaTu
     state.meta.lsn = entry.lsn;
   }
   effects.log = fresh;
-  // Held, not applied yet (stable: the primary logged them first). A batch of held entries applies
-  // in one loop over a warm operator state, which costs about half as much per record as one entry
-  // per forward between other objects' work (issue 12: the standby's CPU per event).
-  state.pending.push(...fresh);
-  if (isHeldDue(state.pending, tuning)) applyStable(state, state.pending.splice(0), tuning, effects);
+  applyStable(state, fresh, tuning, effects);
   const lsn = state.meta.lsn;
   return { reply: lsn >= msg.upToLsn ? { status: "ok", lsn } : { status: "gap", lsn }, effects };
-}
-
-/**
- * Standby: applies every entry it holds but has not applied yet ({@link replicate}), as at
- * a probe, so an idle standby catches up and its status shows it. A no-op on other roles.
- */
-export function applyHeld(state: ReplicaState, tuning: ReplicaTuning): StepResult<null> {
-  const effects = noEffects();
-  if (state.meta.role === "standby" && state.pending.length > 0) applyStable(state, state.pending.splice(0), tuning, effects);
-  return { reply: null, effects };
-}
-
-/** Whether a standby's held entries are due to be applied: {@link ReplicaTuning.standbyApplyEntries} of them, or {@link HELD_CHARS} of records. */
-function isHeldDue(held: readonly LogEntry[], tuning: ReplicaTuning): boolean {
-  if (held.length >= (tuning.standbyApplyEntries ?? STANDBY_APPLY_ENTRIES)) return true;
-  let chars = 0;
-  for (const entry of held) chars += entry.records.length;
-  return chars >= HELD_CHARS;
 }
 
 /** Primary: learns that the standby holds `lsn`, and applies the entries that became stable. */

@@ -82,8 +82,6 @@ async function finalChecks(w: SimWorld): Promise<void> {
     const expected = { min: recordsIn(w.acked.values()), max: recordsIn(w.acked.values()) + recordsIn(unacked) };
     const primary = w.replicas.peek(route.primary) ? w.replicas.host(route.primary) : null;
     const standby = route.standby && w.replicas.peek(route.standby) ? w.replicas.host(route.standby) : null;
-    // As a probe would: a standby applies the entries it holds (an idle dataflow is probed rarely).
-    standby?.probe();
     const results = primary ? await primary.readResults(route.epoch, {}) : null;
     const counted = results?.status === "ok" ? results.results.reduce((n, r) => n + Number(r.values.n ?? r.values.packets ?? 0), 0) : -1;
     const outputs = (name: string | null) => (name ? JSON.stringify(w.replicas.replica(name).storage.outputs) : "");

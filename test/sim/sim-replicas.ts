@@ -134,8 +134,8 @@ export class SimReplicas {
       replicate: (name, msg) => call(name, "replicate", (h) => this.#replicate(h, msg)),
       readLog: (name, epoch, fromLsn, toLsn) =>
         call(name, "readLog", (h) => hooked(hooks.readLog, h, { epoch, fromLsn, toLsn }, (m) => h.readLog(m.epoch, m.fromLsn, m.toLsn))),
-      probe: (name) => call(name, "probe", (h) => hooked(hooks.probe, h, null, () => h.probe()), probeDeadlineMs),
-      configure: (name, msg) => call(name, "configure", (h) => hooked(hooks.configure, h, msg, (m) => h.init(m))),
+      probe: (name) => call(name, "probe", (h) => h.probe(), probeDeadlineMs),
+      configure: (name, msg) => call(name, "configure", (h) => h.init(msg)),
       beginSeed: (name, epoch) => call(name, "beginSeed", (h) => beginSeed(h, epoch)),
       readSeedChunk: (name, epoch, id, index) => call(name, "readSeedChunk", (h) => readSeedChunk(h, epoch, id, index)),
       acceptSeedChunk: (name, id, index, body, spec) => call(name, "acceptSeedChunk", (h) => acceptSeedChunk(h, id, index, body, spec)),

@@ -101,10 +101,7 @@ export class SimWorld {
     this.variant = options.variant ?? null;
     const log = (line: string) => this.log(line);
     // One (window, key) entry per checkpoint slice: every checkpoint has several slices to copy and restore.
-    // A standby applies what it holds every 1, 2 or 3 entries, or only at probes and reconfigurations (64: the
-    // default, more than a run forwards); drawn from the seed, not the stream, so each seed's schedule stays as it was.
-    const standbyApplyEntries = [1, 2, 3, 64][seed % 4];
-    const tuning = { dedupWindow: 256, checkpointEvery: 1 + this.rng.int(4), checkpointSliceKeys: 1, standbyApplyEntries };
+    const tuning = { dedupWindow: 256, checkpointEvery: 1 + this.rng.int(4), checkpointSliceKeys: 1 };
     this.hooks = variantHooks(this.variant, tuning);
     const checks = { hooks: this.hooks, violations: this.violations, history: this.history, trace: log };
     this.replicas = new SimReplicas(this.clock, this.rng, { maxLatencyMs: 8, slowMs: 200, duplicateChance: 0.05, forwardDeadlineMs: FORWARD_DEADLINE_MS, tuning }, checks);

@@ -1,7 +1,6 @@
 /**
  * God's-eye record of each partition's stable log (issue 10), fed by every replica's
- * storage writes: which entry each LSN holds once some replica made it stable (a primary by
- * applying it, a standby by logging it, which it then acknowledges), by whom
+ * storage writes: which entry each LSN holds once some replica made it stable, by whom
  * and at which epoch. Two invariants are checked as entries become stable:
  * `stable-log` (one entry per LSN across replicas) and `zombie-write` (a primary of an
  * older epoch never makes stable an LSN a newer epoch's primary already wrote at).
@@ -21,8 +20,6 @@ export class StableHistory {
   readonly partitions = new Map<number, Map<number, StableEntry>>();
   /** partition → epoch → the lowest LSN a primary of that epoch made stable first. */
   readonly #firstNewLsn = new Map<number, Map<number, number>>();
-  /** partition → outputSeq → the lowest applied LSN after a step that emitted it, on any replica (it derives from entries up to there). */
-  readonly #outputLsn = new Map<number, Map<number, number>>();
   readonly #violations: Violations;
 
   constructor(violations: Violations) {
@@ -35,8 +32,7 @@ export class StableHistory {
     storage.persist = (meta, effects) => {
       const before = storage.meta?.appliedLsn ?? 0;
       const logged = new Map(effects.log.map((e) => [e.lsn, e]));
-      // A standby holds what it logs (and acknowledges it), applied or not (it applies entries in batches).
-      const stable: LogEntry[] = meta.role === "standby" ? effects.log.map((e) => ({ ...e })) : [];
+      const stable: LogEntry[] = [];
       for (let lsn = before + 1; lsn <= meta.appliedLsn; lsn++) {
         // A seed installs a checkpoint without its log: those entries came from its source.
         const entry = logged.get(lsn) ?? storage.log.get(lsn);
@@ -44,23 +40,7 @@ export class StableHistory {
       }
       persist(meta, effects);
       for (const entry of stable) this.#record(meta, entry);
-      this.#recordOutputs(meta, effects.outputs);
     };
-  }
-
-  /**
-   * The LSN output `outputSeq` of a partition derives from at most (the applied LSN after
-   * the first step that emitted it, on whichever replica), or null when none emitted it.
-   */
-  outputLsn(partition: number, outputSeq: number): number | null {
-    return this.#outputLsn.get(partition)?.get(outputSeq) ?? null;
-  }
-
-  #recordOutputs(meta: ReplicaMeta, outputs: readonly { outputSeq: number }[]): void {
-    if (outputs.length === 0) return;
-    let map = this.#outputLsn.get(meta.partition);
-    if (!map) this.#outputLsn.set(meta.partition, (map = new Map()));
-    for (const { outputSeq } of outputs) map.set(outputSeq, Math.min(map.get(outputSeq) ?? Infinity, meta.appliedLsn));
   }
 
   /** The partition's stable entries in LSN order, up to `throughLsn`, and the first missing LSN if any. */

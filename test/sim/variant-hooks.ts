@@ -10,7 +10,7 @@ import type { LiveOperator } from "../../shared/operators/operator.ts";
 import type { ReplicaHost } from "../../shared/replica/replica-host.ts";
 import type { Role } from "../../shared/wire/persisted.ts";
 import type { LogEntry } from "../../shared/wire/persisted.ts";
-import type { BatchOutcome, FinishSeed, FinishSeedReply, FlushReply, InitReplica, NumberedOutput, Refusal, Replicate, ReplicateReply, ReplicaStatus, SeedProgressReply, Write, WriteReply } from "../../shared/wire/replica-rpc.ts";
+import type { BatchOutcome, FinishSeed, FinishSeedReply, FlushReply, NumberedOutput, Refusal, Replicate, ReplicateReply, ReplicaStatus, SeedProgressReply, Write, WriteReply } from "../../shared/wire/replica-rpc.ts";
 import type { DataflowRecord, HealthMap } from "../../shared/wire/routing.ts";
 import type { FluxRecord } from "../../shared/wire/window-result.ts";
 import type { MemoryReplicaStorage } from "../helpers/memory-replica-storage.ts";
@@ -25,10 +25,6 @@ export interface VariantHooks {
   /** Around a write to a primary (its dedup and logging run synchronously at the start of the call). */
   write?: Wrap<Write, Promise<WriteReply>>;
   flush?: Wrap<{ epoch: number }, Promise<FlushReply>>;
-  /** Around the monitor's probe of a replica. */
-  probe?: Wrap<null, ReplicaStatus | null>;
-  /** Around the monitor's configuration of a replica (`init`). */
-  configure?: Wrap<InitReplica, { status: "ok" } | Refusal>;
   /** Around the standby's side of a forward (or of recovery's catch-up). */
   replicate?: Wrap<Replicate, ReplicateReply>;
   /** Around a primary's forward as it sees it (`run` sends it through the network to the standby named in `host`'s meta). */

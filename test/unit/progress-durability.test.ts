@@ -53,15 +53,16 @@ describe("durableMeta", () => {
 });
 
 describe("restoreReplicaState over a stale progress row", () => {
-  it("takes the LSN from the log and applies entries above the stored appliedLsn on a primary alone", () => {
-    const state = restoreReplicaState(meta({ role: "primary", hasStandby: false, standby: null, lsn: 2, appliedLsn: 2, standbyAckLsn: 0 }), null, log(5), tuning);
-    expect([state.meta.lsn, state.meta.appliedLsn, state.pending.length]).toEqual([5, 5, 0]);
-    expect(state.operator.openResults({})[0]?.values.n).toBe(5);
+  it("takes the LSN from the log and applies entries above the stored appliedLsn on a standby or a primary alone", () => {
+    for (const role of [{ role: "standby" as const, hasStandby: false, standby: null }, { role: "primary" as const, hasStandby: false, standby: null }]) {
+      const state = restoreReplicaState(meta({ ...role, lsn: 2, appliedLsn: 2, standbyAckLsn: 0 }), null, log(5), tuning);
+      expect([state.meta.lsn, state.meta.appliedLsn, state.pending.length], role.role).toEqual([5, 5, 0]);
+      expect(state.operator.openResults({})[0]?.values.n).toBe(5);
+    }
   });
 
-  it("keeps entries above the stored appliedLsn pending on a primary with a standby, on a standby (held) and on a retired replica", () => {
-    const roles = [{ role: "primary" as const }, { role: "standby" as const, hasStandby: false, standby: null }, { role: "retired" as const, hasStandby: false, standby: null }];
-    for (const role of roles) {
+  it("keeps entries above the stored appliedLsn pending on a primary with a standby (and on a retired replica)", () => {
+    for (const role of [{ role: "primary" as const }, { role: "retired" as const, hasStandby: false, standby: null }]) {
       const state = restoreReplicaState(meta({ ...role, lsn: 2, appliedLsn: 2, standbyAckLsn: 1 }), null, log(5), tuning);
       expect([state.meta.lsn, state.meta.appliedLsn, state.pending.map((e) => e.lsn)], role.role).toEqual([5, 2, [3, 4, 5]]);
     }
@@ -72,6 +73,6 @@ describe("restoreReplicaState over a stale progress row", () => {
     expect(() => restoreReplicaState(meta(), null, [...log(2), ...log(5).slice(3)], tuning)).toThrow(/log gap at LSN 3/);
     // A record at 5,000 ms closes the first window: one output, which the stored count (0) does not hold.
     const closing: LogEntry = { lsn: 3, producer: "p", seq: 3, records: JSON.stringify([["a", 5_000_000, 1]]) };
-    expect(() => restoreReplicaState(meta({ role: "primary", hasStandby: false, standby: null }), null, [...log(2), closing], tuning)).toThrow(/with 1 outputs, expected .* and 0/);
+    expect(() => restoreReplicaState(meta({ role: "standby", hasStandby: false, standby: null }), null, [...log(2), closing], tuning)).toThrow(/with 1 outputs, expected .* and 0/);
   });
 });
