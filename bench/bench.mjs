@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench [-- --quick | --profile [--partitions N] [--cpuprofile <path>] | --report-only | --idle-only | --recovery-only [--keys N[,M...]] [--seed-pacing X] [--after-matrix] [--cpuprofile <dir>] [--before <git ref>]] [--before <git ref>]`: builds the
+// `npm run bench [-- --quick | --profile [--partitions N] [--replication R] [--cpuprofile <path>] | --report-only | --idle-only | --recovery-only [--keys N[,M...]] [--seed-pacing X] [--after-matrix] [--cpuprofile <dir>] [--before <git ref>]] [--before <git ref>]`: builds the
 // real worker bundle (and the bench's plain baseline and traced build), runs them in local workerd through the Miniflare API,
 // drives them from this process, and writes bench/results/*.json, docs/BENCHMARKS.md and its
 // SVG plots. Every ratio compares numbers from this one run.
@@ -123,11 +123,13 @@ const load = () => loadavg().map((n) => n.toFixed(2)).join(", ");
 log(`flux bench (${profileOnly ? "profile" : quick ? "quick" : "full"}): building the bundles; load average ${load()}`);
 const scriptPath = buildBundle();
 if (profileOnly) {
-  // `--partitions N` profiles P=N instead of 4; `--cpuprofile <path>` also keeps the raw V8 profile.
+  // `--partitions N` profiles P=N instead of 4, `--replication 1` R=1 instead of R=2; `--cpuprofile <path>` also keeps the raw V8 profile.
   const argAfter = (flag) => (process.argv.includes(flag) ? process.argv[process.argv.indexOf(flag) + 1] : undefined);
   const partitions = Number(argAfter("--partitions") ?? 4);
   if (!Number.isInteger(partitions) || partitions < 1) throw new Error("--partitions takes a whole number of partitions");
-  const profile = await profileScenario(scriptPath, 10_000, log, { partitions, cpuprofilePath: argAfter("--cpuprofile") ?? null });
+  const replication = Number(argAfter("--replication") ?? 2);
+  if (replication !== 1 && replication !== 2) throw new Error("--replication takes 1 or 2");
+  const profile = await profileScenario(scriptPath, 10_000, log, { partitions, replication, cpuprofilePath: argAfter("--cpuprofile") ?? null });
   mkdirSync("bench/results", { recursive: true });
   writeFileSync("bench/results/profile.local.json", `${JSON.stringify(profile, null, 2)}\n`);
   log("wrote bench/results/profile.local.json");

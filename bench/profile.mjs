@@ -177,16 +177,17 @@ function summarizeProfile(profile, moduleOf, bundleUrlPart, events, sourceLine) 
 }
 
 /**
- * Profiles a steady R=2 run of `durationMs` at `partitions` (P=4 by default) in a fresh workerd;
- * with `cpuprofilePath`, also writes the raw V8 profile there (opens in Chrome DevTools).
+ * Profiles a steady run of `durationMs` at `partitions` (P=4 by default) and `replication` (R=2 by
+ * default; R=1 beside it shows what the standby adds) in a fresh workerd; with `cpuprofilePath`,
+ * also writes the raw V8 profile there (opens in Chrome DevTools).
  */
-export async function profileScenario(scriptPath, durationMs, log, { partitions = 4, cpuprofilePath = null } = {}) {
+export async function profileScenario(scriptPath, durationMs, log, { partitions = 4, replication = 2, cpuprofilePath = null } = {}) {
   const port = await freePort();
   const persist = tempDir("flux-bench-profile-");
   const flux = await startFlux(scriptPath, persist, {}, { inspectorPort: port });
   try {
-    const id = `profile-p${partitions}-r2`;
-    await createDataflow(flux.url, id, specFor(id, partitions, 2));
+    const id = `profile-p${partitions}-r${replication}`;
+    await createDataflow(flux.url, id, specFor(id, partitions, replication));
     const random = prng(4242);
     const load = (ms, prefix) => {
       const stopAt = performance.now() + ms;
@@ -209,7 +210,7 @@ export async function profileScenario(scriptPath, durationMs, log, { partitions 
     log(`  ${events} events in ${(elapsedMs / 1000).toFixed(1)} s; workerd ${workerdCpuMicrosPerEvent.toFixed(1)} µs CPU/event; sampled busy ${summary.busyMicrosPerEvent.toFixed(1)} µs/event`);
     for (const r of summary.roles.slice(0, 6)) log(`    ${r.role}: ${(r.share * 100).toFixed(1)}% (${r.microsPerEvent.toFixed(1)} µs/event sampled)`);
     for (const k of summary.kinds) log(`    kind: ${k.kind}: ${(k.share * 100).toFixed(1)}%`);
-    return { takenAt: new Date().toISOString(), partitions, durationMs: elapsedMs, events, eventsPerSecond: events / (elapsedMs / 1000), workerdCpuMicrosPerEvent, samplingIntervalMicros: SAMPLING_MICROS, ...summary };
+    return { takenAt: new Date().toISOString(), partitions, replication, durationMs: elapsedMs, events, eventsPerSecond: events / (elapsedMs / 1000), workerdCpuMicrosPerEvent, samplingIntervalMicros: SAMPLING_MICROS, ...summary };
   } finally {
     await flux.stop();
     removeDir(persist);
