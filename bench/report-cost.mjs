@@ -137,7 +137,7 @@ outside any JS function (event loop, HTTP, RPC transport); native functions call
 (SQLite's \`exec\` and \`transactionSync\`, \`getByName\`, \`Response\`) appear by name, and the time a
 JS frame spends passing arguments to an object call (their serialization) counts as that
 frame's own. Regenerate with
-\`npm run bench -- --profile\` (writes \`bench/results/profile.local.json\`; \`--partitions N\` profiles P=N,
+\`npm run bench -- --profile\` (writes \`bench/results/profile.local.json\`; \`--partitions N\` profiles P=N, \`--replication 1\` R=1,
 \`--cpuprofile <path>\` keeps the raw V8 profile for Chrome DevTools). The replica's apply path alone (parsing a log
 entry's records, the aggregate, dedup), per record in Node: \`npm run bench:apply\`
 (\`bench/replica-apply.mjs\`; \`--root <dir>\` measures another tree, such as an older commit's \`shared/\`).
