@@ -9,6 +9,7 @@
 import type { HllState } from "./sketches/hyperloglog.ts";
 import type { TopKState } from "./sketches/space-saving.ts";
 import type { RowPreimages } from "./row-preimages.ts";
+import { mergeSorted } from "./sorted-slots.ts";
 
 /** Where a row keeps what: `[n, sum × width, (min × width, max × width)?]`, then the sketches beside it. */
 export interface RowLayout {
@@ -92,17 +93,7 @@ export class AggregateWindow {
     if (known.length === this.keys.length) return known;
     // Plain `sort()` compares strings by UTF-16 code units; keys are distinct.
     const added = this.keys.slice(known.length).sort();
-    this.#sorted = known.length === 0 ? added : merge(known, added);
+    this.#sorted = known.length === 0 ? added : mergeSorted(known, added);
     return this.#sorted;
   }
-}
-
-function merge(a: readonly string[], b: readonly string[]): string[] {
-  const out: string[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) out.push((a[i] as string) < (b[j] as string) ? (a[i++] as string) : (b[j++] as string));
-  while (i < a.length) out.push(a[i++] as string);
-  while (j < b.length) out.push(b[j++] as string);
-  return out;
 }

@@ -24,7 +24,7 @@ export function sortedSlots(byKey: Record<string, unknown>): readonly string[] {
   if (known && known.count === list.length) return known.slots;
   // Plain `sort()` compares strings by UTF-16 code units; slots are distinct.
   const added = list.slice(known?.count ?? 0).sort();
-  const slots = known ? merge(known.slots, added) : added;
+  const slots = known ? mergeSorted(known.slots, added) : added;
   sortedLists.set(byKey, { slots, count: list.length });
   return slots;
 }
@@ -41,7 +41,8 @@ export function firstAfter(sorted: readonly string[], slot: string): number {
   return lo;
 }
 
-function merge(a: readonly string[], b: readonly string[]): string[] {
+/** Two ascending lists of distinct strings merged into one (UTF-16 code unit order, as `sort()`). */
+export function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
   const out: string[] = [];
   let i = 0;
   let j = 0;
