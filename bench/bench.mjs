@@ -15,6 +15,9 @@ import { explainStalls, fullRunPrelude, gcTrace } from "./stall-trace.mjs";
 import { writeReport } from "./report.mjs";
 import { costProfile, countedEvents, failover, rawBaseline, recovery } from "./scenarios.mjs";
 
+/** The value after a command-line flag (undefined without the flag). */
+const argAfter = (flag) => (process.argv.includes(flag) ? process.argv[process.argv.indexOf(flag) + 1] : undefined);
+
 /** The recovery scenario per state size; the largest (1M keys in a full run) also times a whole-state checkpoint. */
 async function recoveryRuns(url, sizes, sampleMs, log, beforeLargestSeed = undefined) {
   const runs = [];
@@ -48,7 +51,6 @@ if (process.argv.includes("--recovery-only")) {
   // `--before <ref>`: also on the product at that commit, size by size in turns, kept in
   // full.json as `recoverySideBySide` (the report shows both). `--seed-pacing X` sets
   // FLUX_SEED_PACING on this build (then, like `--keys`, only bench/results/recovery.local.json is written).
-  const argAfter = (flag) => (process.argv.includes(flag) ? process.argv[process.argv.indexOf(flag) + 1] : undefined);
   const sizes = argAfter("--keys") ? argAfter("--keys").split(",").map(Number) : [10_000, 100_000, 1_000_000];
   const pacing = argAfter("--seed-pacing");
   const before = argAfter("--before");
@@ -112,7 +114,7 @@ if (process.argv.includes("--recovery-only")) {
 }
 const quick = process.argv.includes("--quick");
 // `--before <git ref>`: also measures the product as it was at that commit, side by side.
-const beforeRef = process.argv.includes("--before") ? process.argv[process.argv.indexOf("--before") + 1] : null;
+const beforeRef = argAfter("--before") ?? null;
 const profileOnly = process.argv.includes("--profile");
 const durationMs = quick ? 1_000 : 8_000;
 const stateSizes = quick ? [10_000] : [10_000, 100_000, 1_000_000];
@@ -124,7 +126,6 @@ log(`flux bench (${profileOnly ? "profile" : quick ? "quick" : "full"}): buildin
 const scriptPath = buildBundle();
 if (profileOnly) {
   // `--partitions N` profiles P=N instead of 4, `--replication 1` R=1 instead of R=2; `--cpuprofile <path>` also keeps the raw V8 profile.
-  const argAfter = (flag) => (process.argv.includes(flag) ? process.argv[process.argv.indexOf(flag) + 1] : undefined);
   const partitions = Number(argAfter("--partitions") ?? 4);
   if (!Number.isInteger(partitions) || partitions < 1) throw new Error("--partitions takes a whole number of partitions");
   const replication = Number(argAfter("--replication") ?? 2);
@@ -138,7 +139,6 @@ if (profileOnly) {
 if (process.argv.includes("--cells")) {
   // `--cells [--partitions N] [--ms N] [--before <ref>]`: only the 100-event throughput cells (and the
   // low-load cell at P=4), the product next to the plain baseline and the `--before` build, with counters.
-  const argAfter = (flag) => (process.argv.includes(flag) ? process.argv[process.argv.indexOf(flag) + 1] : undefined);
   const only = argAfter("--partitions") === undefined ? null : Number(argAfter("--partitions"));
   const ms = Number(argAfter("--ms") ?? 5_000);
   const cellsBefore = beforeRef ? buildRefBundle(beforeRef) : null;
