@@ -9,6 +9,7 @@
  */
 import type { AggregateWindow, RowLayout } from "./aggregate-window.ts";
 import { addWindows, isWindowStart } from "./aggregate-windows.ts";
+import { checkedWindowSlice, windowsFromHead } from "./keyed-window-slices.ts";
 import type { SliceCursor, StateSlicing } from "./state-slices.ts";
 import { RowPreimages } from "./row-preimages.ts";
 import { rowText } from "./window-row-json.ts";
@@ -24,7 +25,7 @@ export function aggregateWindowSlicing(layout: RowLayout, isAccumulator: (acc: R
       return { head: cursor.head, slices };
     },
     fromHead,
-    addSlice: (state, slice) => addWindows(state, checkedSlice(slice, isAccumulator), layout),
+    addSlice: (state, slice) => addWindows(state, checkedWindowSlice<Accumulator>(slice, isAccumulator, isWindowStart), layout),
     cursor: (state, perSlice) => {
       state.cursor?.close();
       const cursor = new RowsCursor(state, perSlice, true);
@@ -34,24 +35,10 @@ export function aggregateWindowSlicing(layout: RowLayout, isAccumulator: (acc: R
   };
 }
 
+/** The state a checkpoint head describes (the head of `keyed-window-slices.ts`), with no window open. */
 function fromHead(head: unknown): WindowAggregateState {
-  const h = (typeof head === "object" && head !== null ? head : {}) as Record<string, unknown>;
-  if (!(h.maxTimeMs === null || typeof h.maxTimeMs === "number") || typeof h.lateRecords !== "number") throw new Error("checkpoint head: malformed window state");
-  return { maxTimeMs: h.maxTimeMs, lateRecords: h.lateRecords, open: {}, cursor: null };
-}
-
-/** A slice's windows, every accumulator checked; throws if any is malformed. */
-function checkedSlice(slice: unknown, isAccumulator: (acc: Record<string, unknown>) => boolean): Record<string, Record<string, Accumulator>> {
-  if (typeof slice !== "object" || slice === null || Array.isArray(slice)) throw new Error("checkpoint slice: not an object");
-  for (const [start, byKey] of Object.entries(slice as Record<string, unknown>)) {
-    if (!isWindowStart(start) || typeof byKey !== "object" || byKey === null) throw new Error(`checkpoint slice: malformed window ${start}`);
-    for (const [slot, acc] of Object.entries(byKey as Record<string, unknown>)) {
-      if (!slot.startsWith("$") || typeof acc !== "object" || acc === null || !isAccumulator(acc as Record<string, unknown>)) {
-        throw new Error(`checkpoint slice: malformed accumulator in window ${start}`);
-      }
-    }
-  }
-  return slice as Record<string, Record<string, Accumulator>>;
+  const { maxTimeMs, lateRecords } = windowsFromHead(head);
+  return { maxTimeMs, lateRecords, open: {}, cursor: null };
 }
 
 interface WindowAtOpening {
