@@ -10,8 +10,11 @@
  * and every call is made by one of its own callers, through that caller's port: the
  * Workers runtime forbids one request resolving or doing I/O for another (measured:
  * "Cannot perform I/O on behalf of a different request"), so a caller polls on a timer
- * of its own context (`After`). It holds nothing that must survive the isolate: a lost
- * isolate fails the callers, who resend.
+ * of its own context (`After`). A request the runtime drops (its client went away) stops
+ * polling wherever it stood: a call it made is given up after `staleMs`, and so is its
+ * batch when it is first in line and has not polled for that long, so neither can block
+ * the lane. It holds nothing that must survive the isolate: a lost isolate fails the
+ * callers, who resend.
  */
 import type { WriteBatch, WriteReply } from "../wire/replica-rpc.ts";
 import type { ReplicaPort, SendBatch } from "./write-partition.ts";
@@ -59,6 +62,15 @@ type Outcome = { reply: WriteReply } | { error: unknown };
 interface Waiting {
   batch: WriteBatch;
   outcome: Outcome | null;
+  /** Polls this caller has made: one that stops counting has stopped running. */
+  polls: number;
+}
+
+/** What a caller behind the first in line saw of it: the first's polls, unchanged for `stalledMs` of its own polls. */
+interface Watch {
+  first: Waiting | undefined;
+  polls: number;
+  stalledMs: number;
 }
 
 interface Lane {
@@ -108,7 +120,7 @@ export class WriteCoalescer {
     const key = `${epoch}:${primary}`;
     let lane = this.#lanes.get(key);
     if (!lane) this.#lanes.set(key, (lane = { inFlight: 0, waiting: [], chars: 0, generation: 0 }));
-    const me: Waiting = { batch, outcome: null };
+    const me: Waiting = { batch, outcome: null, polls: 0 };
     // A batch that finds its lane idle may linger; one that waited behind a call lingers once it ends only while
     // calls to other primaries are in flight (the isolate has other work then; else the primary would sit idle).
     const arrivedIdle = lane.inFlight === 0 && lane.waiting.length === 0;
@@ -118,7 +130,9 @@ export class WriteCoalescer {
     let blockedMs = 0;
     // Polls this caller has made since the lane was last busy.
     let idlePolls = 0;
-    for (let waitedMs = 0; ; waitedMs += this.#options.pollMs) {
+    const watch: Watch = { first: undefined, polls: 0, stalledMs: 0 };
+    for (let waitedMs = 0; ; waitedMs += this.#options.pollMs, me.polls++) {
+      if (!me.outcome) this.#dropStalledFirst(lane, me, watch);
       const first = !me.outcome && lane.waiting[0] === me;
       if (first && lane.inFlight > 0 && blockedMs > this.#options.staleMs) {
         lane.inFlight = 0;
@@ -135,6 +149,26 @@ export class WriteCoalescer {
       blockedMs = lane.waiting[0] === me && lane.inFlight > 0 ? blockedMs + this.#options.pollMs : 0;
       idlePolls = lane.inFlight > 0 ? 0 : idlePolls + 1;
     }
+  }
+
+  /**
+   * Takes the first in line out of `lane` once it has not polled for `staleMs` of the
+   * caller's own polls: its request was dropped (its timers never fire again), and no one
+   * behind it may send while it stands first. Its outcome says so, should it ever run again.
+   */
+  #dropStalledFirst(lane: Lane, me: Waiting, watch: Watch): void {
+    const first = lane.waiting[0];
+    if (!first || first === me) return;
+    if (first !== watch.first || first.polls !== watch.polls) {
+      Object.assign(watch, { first, polls: first.polls, stalledMs: 0 });
+      return;
+    }
+    watch.stalledMs += this.#options.pollMs;
+    if (watch.stalledMs <= this.#options.staleMs) return;
+    lane.waiting.shift();
+    lane.chars -= first.batch.records.length;
+    first.outcome = { error: new Error(`write not sent: it stood first in line without polling for ${this.#options.staleMs} ms (its request was dropped)`) };
+    watch.first = undefined;
   }
 
   /** Whether a call to another primary is in flight from this isolate. */

@@ -137,6 +137,52 @@ describe("WriteCoalescer", () => {
     await third;
   });
 
+  it("takes a batch out of line once it stands first without polling for staleMs (its request was dropped), so the lane goes on", async () => {
+    const primary = new HeldPrimary();
+    const timers = new HeldTimers();
+    const coalescer = new WriteCoalescer(options({ staleMs: 3, giveUpMs: 100 }));
+    const first = coalescer.sendVia(primary, soon)("p0", 1, batch(1));
+    await tick();
+    // The second caller's request is gone: its timers do not fire, and it is first in line once the call in flight ends.
+    const frozen = new HeldTimers();
+    const dropped = coalescer.sendVia(primary, frozen.after)("p0", 1, batch(2)).catch((err: Error) => err.message);
+    const third = coalescer.sendVia(primary, timers.after)("p0", 1, batch(3));
+    primary.calls[0]?.release();
+    await first;
+    for (let poll = 0; poll < 4; poll++) {
+      fireAll(timers);
+      await tick();
+    }
+    // Four polls (4 ms) behind a first that never polled: it is out, and the third caller sends.
+    expect(sizes(primary)).toEqual([[1], [3]]);
+    // Should it ever run again, it fails rather than sending.
+    fireAll(frozen);
+    await expect(dropped).resolves.toMatch(/stood first in line without polling for 3 ms/);
+    expect(sizes(primary)).toEqual([[1], [3]]);
+    primary.calls[1]?.release();
+    fireAll(timers);
+    expect(await third).toEqual({ status: "ok", results: [{ status: "applied", lsn: 3, replicated: true, late: 0 }] });
+    // A first that does poll is waited for, here while it lingers for ten polls (longer than staleMs).
+    const held = new HeldPrimary();
+    const lively = new WriteCoalescer(options({ staleMs: 3, giveUpMs: 100, lingerPolls: 10 }));
+    const other = lively.enter();
+    const lingering = new HeldTimers();
+    const b = lively.sendVia(held, lingering.after)("p0", 1, batch(2));
+    const c = lively.sendVia(held, lingering.after)("p0", 1, batch(3));
+    for (let poll = 0; poll < 9; poll++) {
+      fireAll(lingering);
+      await tick();
+    }
+    expect(sizes(held)).toEqual([]);
+    fireAll(lingering);
+    await tick();
+    expect(sizes(held)).toEqual([[2, 3]]);
+    held.calls[0]?.release();
+    fireAll(lingering);
+    await Promise.all([b, c]);
+    other.leave();
+  });
+
   it("fails a caller that polled for longer than its give-up time, and the others still go", async () => {
     const primary = new HeldPrimary();
     const timers = new HeldTimers();
