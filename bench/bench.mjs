@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench [-- --quick | --profile [--partitions N] [--replication R] [--cpuprofile <path>] | --report-only | --idle-only | --recovery-only [--keys N[,M...]] [--seed-pacing X] [--after-matrix] [--cpuprofile <dir>] [--before <git ref>]] [--before <git ref>]`: builds the
+// `npm run bench [-- --quick | --profile [--partitions N] [--replication R] [--plain] [--cpuprofile <path>] | --report-only | --idle-only | --recovery-only [--keys N[,M...]] [--seed-pacing X] [--after-matrix] [--cpuprofile <dir>] [--before <git ref>]] [--before <git ref>]`: builds the
 // real worker bundle (and the bench's plain baseline and traced build), runs them in local workerd through the Miniflare API,
 // drives them from this process, and writes bench/results/*.json, docs/BENCHMARKS.md and its
 // SVG plots. Every ratio compares numbers from this one run.
@@ -130,7 +130,10 @@ if (profileOnly) {
   if (!Number.isInteger(partitions) || partitions < 1) throw new Error("--partitions takes a whole number of partitions");
   const replication = Number(argAfter("--replication") ?? 2);
   if (replication !== 1 && replication !== 2) throw new Error("--replication takes 1 or 2");
-  const profile = await profileScenario(scriptPath, 10_000, log, { partitions, replication, cpuprofilePath: argAfter("--cpuprofile") ?? null });
+  // `--plain`: the plain baseline's isolate under the same load, to read the product's profile against.
+  const plain = process.argv.includes("--plain");
+  const profiled = plain ? buildBundle("bench/plain/wrangler.toml", "plain") : scriptPath;
+  const profile = await profileScenario(profiled, 10_000, log, { partitions, replication, cpuprofilePath: argAfter("--cpuprofile") ?? null, plain });
   mkdirSync("bench/results", { recursive: true });
   writeFileSync("bench/results/profile.local.json", `${JSON.stringify(profile, null, 2)}\n`);
   log("wrote bench/results/profile.local.json");
@@ -245,6 +248,8 @@ try {
   if (!quick) {
     log("profile: V8 CPU profile of a steady P=4, R=2 run");
     results.profile = await profileScenario(scriptPath, 10_000, log);
+    log("profile: the plain baseline's isolate under the same load");
+    results.plainProfile = await profileScenario(plainPath, 10_000, log, { plain: true });
   }
 } finally {
   await flux.stop();

@@ -116,9 +116,9 @@ export function startFlux(scriptPath, persistPath, vars = {}, options = {}) {
   return startWorker(scriptPath, persistPath, { ...options, vars });
 }
 
-/** The plain baseline's bundle (bench/plain) in workerd. */
-export function startPlain(scriptPath, persistPath) {
-  return startWorker(scriptPath, persistPath);
+/** The plain baseline's bundle (bench/plain) in workerd; `options` as for {@link startFlux}. */
+export function startPlain(scriptPath, persistPath, options = {}) {
+  return startWorker(scriptPath, persistPath, options);
 }
 
 export function tempDir(prefix) {

@@ -5,7 +5,8 @@
 // belongs to the router (functions/), a replica (by its entry method) or the monitor.
 import { readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { removeDir, startFlux, tempDir, TOKEN, workerdCpuSeconds } from "./harness.mjs";
+import { posix } from "node:path";
+import { removeDir, startFlux, startPlain, tempDir, TOKEN, workerdCpuSeconds } from "./harness.mjs";
 import { makeBatch, prng, runLoad } from "./load.mjs";
 import { createDataflow, specFor } from "./scenarios.mjs";
 
@@ -70,13 +71,17 @@ export async function startIsolateProfile(port, intervalUs = 1_000) {
   };
 }
 
-/** Maps a bundle line (0-based) to the source module esbuild put there (its `// path/to/module.ts` comments). */
-export function moduleMap(lines) {
+/**
+ * Maps a bundle line (0-based) to the source module esbuild put there (its `// path/to/module.ts`
+ * comments), as a path from the project root; `base` is the folder the bundle's config sits in
+ * (bench/plain for the plain baseline), which esbuild's paths are relative to.
+ */
+export function moduleMap(lines, base = ".") {
   const starts = [];
   lines.forEach((line, i) => {
     const m = /^\/\/ ((?:[\w@.+-]+\/)*[\w@.+-]+\.[cm]?[jt]s)$/.exec(line);
     // A symlinked node_modules shows up as a relative path that climbs out of the project.
-    if (m) starts.push([i, m[1].replace(/^.*?node_modules\//, "node_modules/")]);
+    if (m) starts.push([i, m[1].includes("node_modules/") ? m[1].replace(/^.*?node_modules\//, "node_modules/") : posix.join(base, m[1])]);
   });
   return (lineNumber) => {
     let lo = 0;
@@ -93,7 +98,7 @@ export function moduleMap(lines) {
   };
 }
 
-const ROUTER = /^(functions\/|shared\/router\/|shared\/ingest\/|node_modules\/hono\/|node_modules\/@hono\/)/;
+const ROUTER = /^(functions\/|shared\/router\/|shared\/ingest\/|node_modules\/hono\/|node_modules\/@hono\/|bench\/plain\/)/;
 const MONITOR = /^(durable-objects\/coordinator\.ts|shared\/monitor\/)/;
 
 /**
@@ -103,6 +108,8 @@ const MONITOR = /^(durable-objects\/coordinator\.ts|shared\/monitor\/)/;
  */
 function roleOf(stack) {
   for (const f of stack) {
+    // The plain baseline (bench/plain/worker.ts): its object's one method, or its Worker.
+    if (f.module === "bench/plain/worker.ts") return f.source.startsWith("ingest(") ? "plain object: ingest" : "plain Worker";
     if (f.module === "durable-objects/partition-replica.ts") return `replica: ${f.functionName || "(anonymous)"}`;
     if (f.module === "durable-objects/coordinator.ts") return `monitor: ${f.functionName || "(anonymous)"}`;
     if (ROUTER.test(f.module)) return "router";
@@ -121,8 +128,10 @@ function roleOf(stack) {
  */
 const KINDS = [
   ["SQLite (exec, transactions, cursors)", (f) => ["exec", "transactionSync", "toArray"].includes(f.functionName) || /^(platform\/counted-sql|durable-objects\/(sql-replica-storage|replica-meta-log|replica-layout))\.ts$/.test(f.module)],
-  ["object calls (stubs, argument serialization, deadlines)", (f) => ["getByName", "setTimeout", "clearTimeout"].includes(f.functionName) || /^platform\/(object-calls|deadline-timer|replica-ports)\.ts$/.test(f.module)],
-  ["JSON and validation (parse, stringify, zod)", (f) => ["parse", "stringify"].includes(f.functionName) || /^(node_modules\/zod\/|shared\/wire\/|shared\/checkpoint\/)/.test(f.module) || /^parse|Records$/.test(f.functionName)],
+  // The plain baseline calls its objects from one arrow in its Worker (`[...byPartition].map(([p, records]) => … .ingest(records))`,
+  // V8 naming a function by its first line): its self time is those calls'.
+  ["object calls (stubs, argument serialization, deadlines)", (f) => ["getByName", "setTimeout", "clearTimeout"].includes(f.functionName) || /^platform\/(object-calls|deadline-timer|replica-ports)\.ts$/.test(f.module) || (f.module === "bench/plain/worker.ts" && f.source.startsWith("[...byPartition].map("))],
+  ["JSON and validation (parse, stringify, zod)", (f) => ["parse", "stringify", "json"].includes(f.functionName) || /^(node_modules\/zod\/|shared\/wire\/|shared\/checkpoint\/)/.test(f.module) || /^parse|Records$/.test(f.functionName)],
   ["operator (aggregation, windows)", (f) => f.module.startsWith("shared/operators/")],
   ["router and HTTP (Hono, routing, answers)", (f) => f.functionName === "Response" || ROUTER.test(f.module)],
   ["runtime outside JS ((program), GC)", (f) => ["(program)", "(garbage collector)"].includes(f.functionName)],
@@ -137,7 +146,7 @@ function summarizeProfile(profile, moduleOf, bundleUrlPart, events, sourceLine) 
   const frameOf = (n) => {
     const { functionName, url, lineNumber } = n.callFrame;
     const inBundle = url.includes(bundleUrlPart);
-    return { functionName, module: inBundle ? moduleOf(lineNumber) : url ? "(runtime)" : "", line: lineNumber + 1, url };
+    return { functionName, module: inBundle ? moduleOf(lineNumber) : url ? "(runtime)" : "", line: lineNumber + 1, url, source: inBundle ? sourceLine(lineNumber + 1) : "" };
   };
   const functions = new Map();
   const roles = new Map();
@@ -179,19 +188,22 @@ function summarizeProfile(profile, moduleOf, bundleUrlPart, events, sourceLine) 
 /**
  * Profiles a steady run of `durationMs` at `partitions` (P=4 by default) and `replication` (R=2 by
  * default; R=1 beside it shows what the standby adds) in a fresh workerd; with `cpuprofilePath`,
- * also writes the raw V8 profile there (opens in Chrome DevTools).
+ * also writes the raw V8 profile there (opens in Chrome DevTools). `plain: true` profiles the plain
+ * baseline's bundle (`scriptPath` then being bench/plain's) under the same load instead, so that
+ * the product's profile can be read against work every design pays (`replication` is then null).
  */
-export async function profileScenario(scriptPath, durationMs, log, { partitions = 4, replication = 2, cpuprofilePath = null } = {}) {
+export async function profileScenario(scriptPath, durationMs, log, { partitions = 4, replication = 2, cpuprofilePath = null, plain = false } = {}) {
   const port = await freePort();
   const persist = tempDir("flux-bench-profile-");
-  const flux = await startFlux(scriptPath, persist, {}, { inspectorPort: port });
+  const flux = plain ? await startPlain(scriptPath, persist, { inspectorPort: port }) : await startFlux(scriptPath, persist, {}, { inspectorPort: port });
   try {
-    const id = `profile-p${partitions}-r${replication}`;
-    await createDataflow(flux.url, id, specFor(id, partitions, replication));
+    const id = plain ? `plain-p${partitions}` : `profile-p${partitions}-r${replication}`;
+    if (!plain) await createDataflow(flux.url, id, specFor(id, partitions, replication));
+    const path = plain ? `/v1/streams/${id}/events?partitions=${partitions}` : undefined;
     const random = prng(4242);
     const load = (ms, prefix) => {
       const stopAt = performance.now() + ms;
-      return runLoad({ url: flux.url, token: TOKEN, stream: id, concurrency: 8, producerPrefix: prefix, stopAt: () => performance.now() >= stopAt, nextBatch: () => makeBatch(random, 100, 10_000, 1_000) });
+      return runLoad({ url: flux.url, token: TOKEN, stream: id, path, concurrency: 8, producerPrefix: prefix, stopAt: () => performance.now() >= stopAt, nextBatch: () => makeBatch(random, 100, 10_000, 1_000) });
     };
     await load(1_000, `${id}-warm`);
     const profiler = await startIsolateProfile(port, SAMPLING_MICROS);
@@ -205,12 +217,12 @@ export async function profileScenario(scriptPath, durationMs, log, { partitions 
     if (cpuprofilePath) writeFileSync(cpuprofilePath, JSON.stringify(profile));
     const lines = readFileSync(scriptPath, "utf8").split("\n");
     const sourceLine = (line) => (lines[line - 1] ?? "").trim().slice(0, 90);
-    const summary = summarizeProfile(profile, moduleMap(lines), scriptPath.split("/").at(-1), events, sourceLine);
+    const summary = summarizeProfile(profile, moduleMap(lines, plain ? "bench/plain" : "."), scriptPath.split("/").at(-1), events, sourceLine);
     const workerdCpuMicrosPerEvent = (cpuSeconds * 1e6) / events;
     log(`  ${events} events in ${(elapsedMs / 1000).toFixed(1)} s; workerd ${workerdCpuMicrosPerEvent.toFixed(1)} µs CPU/event; sampled busy ${summary.busyMicrosPerEvent.toFixed(1)} µs/event`);
     for (const r of summary.roles.slice(0, 6)) log(`    ${r.role}: ${(r.share * 100).toFixed(1)}% (${r.microsPerEvent.toFixed(1)} µs/event sampled)`);
     for (const k of summary.kinds) log(`    kind: ${k.kind}: ${(k.share * 100).toFixed(1)}%`);
-    return { takenAt: new Date().toISOString(), partitions, replication, durationMs: elapsedMs, events, eventsPerSecond: events / (elapsedMs / 1000), workerdCpuMicrosPerEvent, samplingIntervalMicros: SAMPLING_MICROS, ...summary };
+    return { takenAt: new Date().toISOString(), design: plain ? "plain" : "flux", partitions, replication: plain ? null : replication, durationMs: elapsedMs, events, eventsPerSecond: events / (elapsedMs / 1000), workerdCpuMicrosPerEvent, samplingIntervalMicros: SAMPLING_MICROS, ...summary };
   } finally {
     await flux.stop();
     removeDir(persist);

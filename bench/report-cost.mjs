@@ -161,6 +161,37 @@ Top ${p.top.length} functions by self time:
 ${top.join("\n")}`;
 }
 
+/** The plain baseline's profile under the same load, by kind of work beside the product's: what both pay, and what only Flux does. */
+function plainProfileSection(flux, plain) {
+  if (!flux || !plain) return "";
+  const kinds = [...new Set([...flux.kinds, ...plain.kinds].map((k) => k.kind))];
+  const us = (p, kind) => p.kinds.find((k) => k.kind === kind)?.microsPerEvent ?? 0;
+  const rows = kinds
+    .sort((a, b) => us(flux, b) - us(flux, a))
+    .map((kind) => `| ${kind} | ${fmt(us(flux, kind), 1)} | ${fmt(us(plain, kind), 1)} | ${us(flux, kind) >= us(plain, kind) ? "+" : "−"}${fmt(Math.abs(us(flux, kind) - us(plain, kind)), 1)} |`);
+  const top = plain.top.slice(0, 8).map((f, i) => `| ${i + 1} | \`${f.function}\` | ${f.where} | ${f.source ? `\`${f.source.replace(/\|/g, "\\|")}\`` : ""} | ${pct(f.share)} | ${fmt(f.microsPerEvent, 1)} | ${f.mostlyFor} |`);
+  return `
+### The plain baseline's isolate under the same load
+
+The same profile of the plain baseline's own workerd (\`npm run bench -- --profile --plain\`), P=${plain.partitions}, 8 producers,
+100-event batches, ${fmt(plain.events)} events (${fmt(plain.eventsPerSecond)} events/s), taken ${plain.takenAt.slice(0, 16).replace("T", " ")} UTC; workerd used ${fmt(plain.workerdCpuMicrosPerEvent, 1)} µs CPU per event
+(Flux R=2 above: ${fmt(flux.workerdCpuMicrosPerEvent, 1)}). Sampled µs per event by kind of work, the product's beside the
+baseline's (the baseline's object calls are its Worker passing each sub-batch's records to its object
+as an array, which the runtime serializes; the product passes one JSON string per call):
+
+| kind | Flux R=2 | plain | Flux − plain |
+| --- | --- | --- | --- |
+${rows.join("\n")}
+| all busy samples | ${fmt(flux.busyMicrosPerEvent, 1)} | ${fmt(plain.busyMicrosPerEvent, 1)} | ${flux.busyMicrosPerEvent >= plain.busyMicrosPerEvent ? "+" : "−"}${fmt(Math.abs(flux.busyMicrosPerEvent - plain.busyMicrosPerEvent), 1)} |
+
+The baseline's top ${top.length} functions by self time:
+
+| # | function | where (bundle line) | source | share | sampled µs/event | mostly for |
+| --- | --- | --- | --- | --- | --- | --- |
+${top.join("\n")}
+`;
+}
+
 function targetRows(results) {
   const tp = (label, p) => cell(results, label, p);
   const r2 = (p) => tp("Flux R=2", p)?.eventsPerSecond;
@@ -254,6 +285,7 @@ ${idleSection(results.idle)}
 ## Profile: where workerd's CPU goes (issue 12)
 
 ${profileSection(results.profile)}
+${plainProfileSection(results.profile, results.plainProfile)}
 
 ## Targets (issue 12)
 
