@@ -33,6 +33,31 @@ function batchSizes(results) {
     .join("; ");
 }
 
+/**
+ * Why R=2 at P=16 cannot reach 0.7 × P=1 locally by merging alone: 8 producers can merge at most 8
+ * sub-batches of one partition into a call, so each batch costs at least P/8 write calls and as
+ * many forwards; each is at least an object call that commits a row, which `npm run bench:calls`
+ * measured at 233–280 µs of CPU (state on disk, 2026-12-01). The floor assumes the lower figure
+ * and nothing else paid per sub-batch.
+ */
+const CALL_WITH_COMMIT_US = 233;
+function partitionFloor(results) {
+  const p1 = cell(results, "Flux R=2", 1);
+  const p16 = cell(results, "Flux R=2", 16);
+  const calls1 = perBatch(p1, "callsTotal");
+  const calls16 = perBatch(p16, "callsTotal");
+  if (!Number.isFinite(calls1) || !Number.isFinite(calls16)) return "";
+  const minCalls = 2 * (16 / 8);
+  const batch1 = p1.cpuMicrosPerEvent * 100;
+  const floor = batch1 + (minCalls - calls1) * CALL_WITH_COMMIT_US;
+  const perExtraCall = (p16.cpuMicrosPerEvent * 100 - batch1) / (calls16 - calls1);
+  return `A floor for P16/P1: with 8 producers a call can carry at most 8 sub-batches of one partition, so at
+  P=16 each batch costs at least ${minCalls} calls (2 writes and 2 forwards), against ${fmt(calls1, 2)} at P=1 in this run (${fmt(calls16, 1)} at P=16). Each is at
+  least an object call that commits a row, ${CALL_WITH_COMMIT_US}–280 µs of CPU (\`npm run bench:calls\`, 2026-12-01). With
+  perfect merging and nothing else paid per sub-batch, a P=16 batch would still cost ${fmt(floor, 0)} µs of CPU against ${fmt(batch1, 0)} at P=1:
+  a ratio of at most ${fmt(batch1 / floor, 2)} at equal core share. This run paid ${fmt(perExtraCall, 0)} µs of CPU per call beyond P=1's.`;
+}
+
 /** The Markdown of the analysis section. */
 export function analysisSection(results) {
   const b100 = results.matrix.filter((c) => c.batchSize === 100);
@@ -62,6 +87,7 @@ export function analysisSection(results) {
   into ~6-event sub-batches, so whatever is paid per call and per transaction is paid 16 times
   per batch: CPU per event from P=1 to P=16 goes ${fmt(r2(1)?.cpuMicrosPerEvent, 1)} → ${fmt(r2(16)?.cpuMicrosPerEvent, 1)} µs for Flux R=2 and
   ${fmt(plain(1)?.cpuMicrosPerEvent, 1)} → ${fmt(plain(16)?.cpuMicrosPerEvent, 1)} µs for the plain baseline.
+  ${partitionFloor(results)}
 - **Batch size** (P=4, CPU µs per event at batches of 10 / 100 / 1000): ${batchSizes(results)}.
   The fixed cost per batch and per sub-batch dominates small batches for every design.
 - **Where the CPU goes** (profile above, P=4, R=2): ${roles ?? "not profiled in this run"}.
