@@ -23,12 +23,13 @@ import { writeBatch } from "../../shared/router/write-batch.ts";
 import type { InProgress } from "../../shared/router/write-coalescer.ts";
 
 export const eventsRoutes = new Hono<AppEnv>()
-  // Every refused batch that reached this route is counted (by stream and code) for the dashboard.
+  // Every refused batch that reached this route is counted (by stream and code) for the dashboard;
+  // other methods on the path are not batches (their 404 is not counted).
   .use("/:stream/events", async (c, next) => {
     await next();
-    if (c.res.status < 400) return;
+    if (c.req.method !== "POST" || c.res.status < 400) return;
     const stream = NameSchema.safeParse(c.req.param("stream"));
-    const code = c.error instanceof FluxError ? c.error.code : c.res.status === 400 ? "INVALID_REQUEST" : "INTERNAL";
+    const code = c.error instanceof FluxError ? c.error.code : await envelopeCode(c.res);
     countRefusal(c.env, stream.success ? stream.data : "*", code, (p) => waitUntil(c, p));
   })
   .post(
@@ -94,6 +95,14 @@ async function ingest(c: Context<AppEnv>, stream: string, { producer, seq }: { p
     throw err;
   });
   return ingestAnswer({ stream, producer, seq, events: events.length }, routed, results);
+}
+
+/** The code of an error answered without a thrown error (a validator's 400): the envelope's, read from a copy. */
+async function envelopeCode(res: Response): Promise<string> {
+  const body: unknown = await res.clone().json().catch(() => null);
+  const error = typeof body === "object" && body !== null && "error" in body ? body.error : null;
+  const code = typeof error === "object" && error !== null && "code" in error ? error.code : null;
+  return typeof code === "string" ? code : "INTERNAL";
 }
 
 /** The replica an UNAVAILABLE error names, if any. */

@@ -32,4 +32,19 @@ describe("refusal counts in /v1/status", () => {
     const seen = new Set(((await status(bearer(token))).refusals ?? []).map((r) => r.stream));
     expect([...seen]).toEqual([stream]);
   });
+
+  it("counts only POSTs, each under the code its answer carries (a validator's 400 too)", async () => {
+    const { stream } = await createDataflow();
+    // Other methods on the events path are not refused batches: their 404 is not counted.
+    expect((await call("GET", `/v1/streams/${stream}/events`)).status).toBe(404);
+    expect((await call("DELETE", `/v1/streams/${stream}/events`)).status).toBe(404);
+    // A header the validator refuses (no error thrown: its own 400 answer).
+    expect((await call("POST", `/v1/streams/${stream}/events`, [{ page: "a", ts: 1, bytes: 1 }], { "flux-producer-id": "p" })).status).toBe(400);
+    expect((await postEvents(stream, "p", 1, [])).status).toBe(400);
+    const deadline = Date.now() + 3_000;
+    let body = await status();
+    const mine = () => (body.refusals ?? []).filter((r) => r.stream === stream).map(({ at: _at, ...r }) => r);
+    while (Date.now() < deadline && mine().reduce((n, r) => n + r.count, 0) < 2) body = await status();
+    expect(mine()).toEqual([{ stream, code: "INVALID_REQUEST", count: 2 }]);
+  });
 });
