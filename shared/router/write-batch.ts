@@ -92,7 +92,9 @@ function toAck(dataflow: string, outcome: PartitionOutcome, batch: { producer: s
     case "incomplete":
       throw new FluxError(
         "UNAVAILABLE",
-        `partition ${outcome.partition} of dataflow '${dataflow}' could not confirm the batch: replica ${outcome.replica || "(none in routing)"} did not answer in time or failed, so the monitor is probing it (if it stays down, its partner takes over, or without one the partition waits for it to return); retry with the same Flux-Seq`,
+        outcome.replica
+          ? `partition ${outcome.partition} of dataflow '${dataflow}' could not confirm the batch: the write to its primary ${outcome.replica} did not complete (${outcome.reason}); the failure may be the primary's or its standby's, so the monitor is probing the partition's replicas (one that stays down is replaced: its partner carries on, or without one the partition waits for it to return); retry with the same Flux-Seq`
+          : `partition ${outcome.partition} of dataflow '${dataflow}' could not confirm the batch: ${outcome.reason}; retry with the same Flux-Seq`,
         { dataflow, partition: outcome.partition, replica: outcome.replica, reason: outcome.reason },
       );
   }
