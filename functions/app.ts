@@ -16,7 +16,7 @@ import { newCoalescer } from "./cluster.ts";
 import { authenticate } from "./auth.ts";
 import { SuspectReports } from "./suspect-reports.ts";
 import { errorResponse, onError, onNotFound } from "./http-errors.ts";
-import { noQueryParameters, ROUTES_WITHOUT_QUERY } from "./no-query.ts";
+import { noNamelessParameters, noQueryParameters, ROUTES_WITHOUT_QUERY } from "./no-query.ts";
 import { noStrayUpgrade } from "./no-upgrade.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { dataflowRoutes } from "./routes/dataflows.ts";
@@ -88,6 +88,7 @@ export function createApp(): Hono<AppEnv> {
     return limitBody(c, next);
   });
 
+  app.use("/v1/*", noNamelessParameters);
   for (const [methods, path] of ROUTES_WITHOUT_QUERY) app.on(methods, path, noQueryParameters);
 
   app.route("/v1/dataflows", dataflowRoutes);

@@ -6,6 +6,7 @@
 import type { MiddlewareHandler } from "hono";
 import { zValidator } from "@hono/zod-validator";
 import { z } from "zod";
+import { FluxError } from "../shared/errors.ts";
 import { onInvalid } from "./http-errors.ts";
 
 /**
@@ -28,3 +29,14 @@ const refuseQuery = zValidator("query", z.strictObject({}), onInvalid);
 
 /** Refuses every query parameter (a URL without `?` has none: the validator's work is skipped on the hot ingest path). */
 export const noQueryParameters: MiddlewareHandler = (c, next) => (c.req.url.includes("?") ? refuseQuery(c, next) : next());
+
+/**
+ * Refuses a query parameter without a name (`?=x`) on every route that reads its query,
+ * which the query parser would drop before any schema saw it.
+ */
+export const noNamelessParameters: MiddlewareHandler = async (c, next) => {
+  if (c.req.url.includes("?") && new URL(c.req.url).searchParams.has("")) {
+    throw new FluxError("INVALID_REQUEST", "invalid query string: a parameter without a name (like '?=x'); name every parameter, or leave it out");
+  }
+  await next();
+};

@@ -72,10 +72,11 @@ type ErrorStatus = keyof typeof ERRORS;
 
 /**
  * Error responses: the ones every authenticated route can give (400 for a query parameter
- * it does not take or a stray `access_token`, 401, 403, 500, 503), plus `more`, with optional descriptions.
+ * it does not take, a stray `access_token` or a WebSocket upgrade; 401; 403; 413 for a body
+ * over the limit, whatever the method; 500; 503), plus `more`, with optional descriptions.
  */
 export function errors(more: readonly ErrorStatus[], descriptions: Partial<Record<ErrorStatus, string>> = {}) {
-  const statuses = new Set<ErrorStatus>(["400", "401", "403", "500", "503", ...more]);
+  const statuses = new Set<ErrorStatus>(["400", "401", "403", "413", "500", "503", ...more]);
   return Object.fromEntries([...statuses].sort().map((status) => [status, error(status, descriptions[status] ?? ERRORS[status])]));
 }
 

@@ -101,6 +101,8 @@ function ingestPaths(h: Helpers) {
           content: {
             "application/json": { schema: { type: "array", minItems: 1, items: { type: "object" }, description: "at most FLUX_MAX_BATCH_EVENTS events (413 beyond)" } },
             "application/x-ndjson": { schema: { type: "string", description: "one JSON object per line; blank lines are ignored" } },
+            "application/ndjson": { schema: { type: "string", description: "the same as application/x-ndjson" } },
+            "application/jsonl": { schema: { type: "string", description: "the same as application/x-ndjson" } },
           },
         },
         responses: {
@@ -177,7 +179,7 @@ function operationsPaths(h: Helpers) {
         responses: { "200": ok("the token and its expiry (epoch ms)", MintTokenResponseSchema), ...errors(["400", ...WITH_BODY], { "503": "FLUX_TOKEN_SECRETS is not configured, or unavailable" }) },
       },
     },
-    "/v1/openapi.json": { get: { summary: "This document", security: [], responses: { "200": { description: "OpenAPI 3.1" }, "500": errors([])["500"] } } },
+    "/v1/openapi.json": { get: { summary: "This document", security: [], responses: { "200": { description: "OpenAPI 3.1" }, "400": errors([], { "400": "a WebSocket upgrade (only the subscribe route takes one)" })["400"], "500": errors([])["500"] } } },
   };
 }
 

@@ -107,6 +107,35 @@ describe("the OpenAPI document admits what the server accepts", () => {
     }
   });
 
+  it("every authenticated route lists the 413 its body limit gives whatever the method, and openapi.json the 400 of an upgrade", async () => {
+    const doc = await openApi();
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        if (method === "parameters" || path === "/v1/openapi.json") continue;
+        expect(Object.keys(operation.responses), `${method} ${path}`).toContain("413");
+      }
+    }
+    // The test Worker's FLUX_MAX_BODY_BYTES is 64 KiB; a GET announcing a larger body (as `curl -X GET --data-binary` sends one).
+    for (const path of ["/v1/dataflows", "/v1/status", "/v1/operators"]) {
+      expect(await errorOf(await call("GET", path, undefined, { "content-length": "70000" })), path).toMatchObject({ status: 413, code: "PAYLOAD_TOO_LARGE" });
+    }
+    const upgrade = await call("GET", "/v1/openapi.json", undefined, { upgrade: "websocket", connection: "Upgrade" });
+    expect((await errorOf(upgrade)).status).toBe(400);
+    expect(Object.keys(doc.paths["/v1/openapi.json"]?.get?.responses ?? {})).toContain("400");
+  });
+
+  it("a query parameter without a name is refused wherever a query is read, and changes nothing", async () => {
+    const { id, stream } = await createDataflow();
+    for (const path of ["/v1/dataflows?=x", "/v1/status?=x", `/v1/dataflows/${id}/results?=x`, "/v1/streams?view=x&=y"]) {
+      expect(await errorOf(await call("GET", path)), path).toMatchObject({ status: 400, code: "INVALID_REQUEST", message: expect.stringContaining("a parameter without a name") });
+    }
+    const refused = await call("POST", `/v1/streams/${stream}/events?=x`, [{ page: "a", ts: 1, bytes: 1 }], { "flux-producer-id": "p", "flux-seq": "1" });
+    expect((await errorOf(refused)).status).toBe(400);
+    // The same batch then goes in as new: the refused one left nothing behind.
+    const accepted = await postEvents(stream, "p", 1, [{ page: "a", ts: 1, bytes: 1 }]);
+    expect(((await accepted.json()) as { duplicate: boolean }).duplicate).toBe(false);
+  });
+
   it("an events body is a non-empty array, and every 503 declares Retry-After", async () => {
     const doc = await openApi();
     const post = doc.paths["/v1/streams/{stream}/events"]?.post;
