@@ -94,7 +94,8 @@ function unionExpectation(issue: Extract<Issue, { code: "invalid_union" }>, got:
   // Every branch failed at the value itself: list what each wanted ("a string or an array").
   if (branches.every((b) => b.length === 1 && b[0]?.path.length === 0 && (b[0].code === "invalid_type" || b[0].code === "invalid_value"))) {
     const wanted = branches.map((b) => expectation(b[0] as Issue, got).replace(/^must be /, "").replace(/(, got .*| \(missing\))$/, ""));
-    return `must be ${wanted.join(" or ")}${gotText(got)}`;
+    // Several object branches (a filter's forms) want the same thing: say it once.
+    return `must be ${[...new Set(wanted)].join(" or ")}${gotText(got)}`;
   }
   // Otherwise the branch that came closest: one whose type fits the value, then the fewest problems.
   const wrongType = (b: readonly Issue[]) => (b.some((i) => i.path.length === 0 && i.code === "invalid_type") ? 1 : 0);

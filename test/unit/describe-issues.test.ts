@@ -26,6 +26,7 @@ describe("describeIssues", () => {
     ["a string too long", { ...base, stream: "s".repeat(65) }, ["stream: must be at most 64 characters long"]],
     ["too few entries", { ...base, key: [] }, ["key: must have at least 1 entry"]],
     ["a key list too long", { ...base, key: ["a", "b", "c", "d", "e", "f", "g", "h", "i"] }, ["key: matches none of the allowed forms; the closest: key: must have at most 8 entries"]],
+    ["a filter that is not an object (its forms are all objects: said once)", { ...base, filter: [] }, ["filter: must be an object, got an array"]],
     ["a filter in no allowed form", { ...base, filter: { field: "a", op: "zz", value: 1 } }, ['filter: matches none of the allowed forms; the closest: filter.op: must be one of "eq", "ne", "lt", "le", "gt", "ge", got "zz"']],
     ["a number too large for a double (1e400 parses to Infinity)", { ...base, window: { kind: "tumbling", sizeMs: Number.POSITIVE_INFINITY } }, ["window.sizeMs: must be a finite number, got Infinity"]],
     ["a number too large where a string is needed", { ...base, stream: Number.POSITIVE_INFINITY }, ["stream: must be a string, got Infinity"]],
