@@ -117,7 +117,7 @@ function ingestPaths(h: Helpers) {
       get: {
         summary: "Window results in (window start, key) order, in pages",
         parameters: [dataflowId, ...parametersOf(ResultsQuerySchema, "query")],
-        responses: { "200": ok("a page of results", ResultsResponseSchema), ...errors(["400", "404"], { "404": "no such dataflow" }) },
+        responses: { "200": ok("a page of at most `limit` results; `next` is the cursor to pass as `after` for the next page, null on the last page (also when it holds exactly `limit` results)", ResultsResponseSchema), ...errors(["400", "404"], { "404": "no such dataflow" }) },
       },
     },
   };
