@@ -50,7 +50,10 @@ function dataflowPaths(h: Helpers) {
         responses: {
           "201": ok("created", PutDataflowResponseSchema),
           "200": ok("already exists with this spec", PutDataflowResponseSchema),
-          ...errors(["400", "409", ...WITH_BODY], { "409": "exists with another spec, or being deleted" }),
+          ...errors(["400", "409", ...WITH_BODY], {
+            "400": "invalid spec (INVALID_REQUEST, INVALID_JSON), or one that does not fit its stream's declared schema (INVALID_REQUEST): a field it reads that is undeclared, optional or of another type, or that no event can hold (its nearest declared ancestor not an object, or an object declaring fields of its own with additionalFields false)",
+            "409": "exists with another spec, or being deleted",
+          }),
         },
       },
       get: { summary: "Show a dataflow", responses: { "200": ok("the dataflow", DataflowResponseSchema), ...errors(["400", "404"], { "404": "no such dataflow" }) } },
@@ -79,7 +82,9 @@ function streamPaths(h: Helpers) {
         responses: {
           "201": ok("declared", PutStreamResponseSchema),
           "200": ok("replaced, or unchanged", PutStreamResponseSchema),
-          ...errors(["400", "409", ...WITH_BODY], { "409": "a dataflow reading the stream would not fit the new schema" }),
+          ...errors(["400", "409", ...WITH_BODY], {
+            "409": "a dataflow reading the stream would not fit the new schema (SPEC_CONFLICT): a field it reads would be undeclared, optional or of another type, or no event could hold it (its nearest declared ancestor not an object, or an object declaring fields of its own with additionalFields false)",
+          }),
         },
       },
       get: { summary: "Show a stream's schema", responses: { "200": ok("the stream", StreamResponseSchema), ...errors(["400", "404"], { "404": "no declared schema" }) } },
@@ -119,7 +124,7 @@ function ingestPaths(h: Helpers) {
       get: {
         summary: "Window results in (window start, key) order, in pages",
         parameters: [dataflowId, ...parametersOf(ResultsQuerySchema, "query")],
-        responses: { "200": ok("a page of results", ResultsResponseSchema), ...errors(["400", "404"], { "404": "no such dataflow" }) },
+        responses: { "200": ok("a page of at most `limit` results; `next` is the cursor to pass as `after` for the next page, null on the last page (also when it holds exactly `limit` results)", ResultsResponseSchema), ...errors(["400", "404"], { "404": "no such dataflow" }) },
       },
     },
   };

@@ -19,8 +19,8 @@ export type ReadReplicaResults = (
 
 /**
  * Results matching `filter`, merged across partitions in (window start, key) order. With
- * `filter.limit`, each partition returns at most that many after `filter.after`, and
- * `next` is the position to continue from (null on the last page).
+ * `filter.limit`, at most that many after `filter.after`, and `next` is the position to
+ * continue from: null on the last page, including one that is exactly full.
  * @throws FluxError `UNAVAILABLE` naming the partition whose primary could not answer.
  */
 export async function readResults(
@@ -32,12 +32,13 @@ export async function readResults(
     filter.key === undefined
       ? record.routes
       : record.routes.filter((r) => r.partition === partitionFor(filter.key ?? "", record.spec.partitions));
-  const perPartition = await Promise.all(routes.map((route) => readPartition(read, record.id, route, filter)));
-  const merged = perPartition.flat().sort(compareResults);
   const limit = filter.limit;
-  // More may follow if the merge overflowed the page, or a partition filled its own.
-  const more = limit !== undefined && (merged.length > limit || perPartition.some((page) => page.length >= limit));
-  if (!more) return { results: merged, next: null };
+  // One more than the page from each partition: if the merge holds more than `limit`, one
+  // follows the page; if not, every partition returned all it had after `filter.after`.
+  const asked = limit === undefined ? filter : { ...filter, limit: limit + 1 };
+  const perPartition = await Promise.all(routes.map((route) => readPartition(read, record.id, route, asked)));
+  const merged = perPartition.flat().sort(compareResults);
+  if (limit === undefined || merged.length <= limit) return { results: merged, next: null };
   const results = merged.slice(0, limit);
   const last = results[results.length - 1];
   return { results, next: last ? { windowStartMs: last.windowStartMs, key: last.key } : null };
