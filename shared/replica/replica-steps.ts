@@ -3,7 +3,7 @@
  * mutates the state and returns a reply plus the storage writes the adapter must make
  * atomically before it answers. Steps never do I/O.
  */
-import { highestSeq, judgeSeq, recordSeq } from "../dedup.ts";
+import { highestSeq, judgeSeq } from "../dedup.ts";
 import type { Refusal } from "../wire/replica-rpc.ts";
 import type { BatchOutcome, InitReplica, Replicate, ReplicateReply, Write } from "../wire/replica-rpc.ts";
 import type { LogEntry, Role } from "../wire/persisted.ts";
@@ -128,17 +128,21 @@ export function ackStandby(state: ReplicaState, lsn: number, tuning: ReplicaTuni
 }
 
 /** Applies stable entries to the operator and dedup state, numbering outputs and checkpointing on schedule. */
-function applyStable(state: ReplicaState, entries: readonly LogEntry[], tuning: ReplicaTuning, effects: ReplicaEffects): void {
+export function applyStable(state: ReplicaState, entries: readonly LogEntry[], tuning: ReplicaTuning, effects: ReplicaEffects): void {
   const meta = state.meta;
   for (const entry of entries) {
     const lateBefore = state.operator.lateRecords();
-    applyEntry(state, entry, (result) => {
-      meta.outputSeq += 1;
-      effects.outputs.push({ outputSeq: meta.outputSeq, result });
-    });
+    applyEntry(
+      state,
+      entry,
+      (result) => {
+        meta.outputSeq += 1;
+        effects.outputs.push({ outputSeq: meta.outputSeq, result });
+      },
+      tuning,
+    );
     const late = state.operator.lateRecords() - lateBefore;
     if (late > 0) (effects.late ??= new Map()).set(entry.lsn, late);
-    recordSeq(state.dedup, entry.producer, entry.seq, tuning.dedupWindow);
     meta.appliedLsn = entry.lsn;
     state.sinceCheckpoint += 1;
     state.charsSinceCheckpoint += logWeight(entry);
