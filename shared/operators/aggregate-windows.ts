@@ -7,6 +7,7 @@
 import { isAfter, type WindowResult } from "../wire/window-result.ts";
 import { AggregateWindow, type RowLayout } from "./aggregate-window.ts";
 import { closedThroughField, closedThroughOf } from "../closing/closed-through.ts";
+import { keepRuns, nextKeys } from "../closing/sorted-runs.ts";
 import { isKeyedWindows } from "./keyed-windows.ts";
 import type { Emit, ResultFilter } from "./operator.ts";
 import { firstAfter } from "./sorted-slots.ts";
@@ -54,16 +55,16 @@ export function closeDue(state: WindowAggregateState, timeMs: number, sizeMs: nu
   for (const start of startsOf(state).filter((s) => s + sizeMs <= watermarkMs)) {
     if (left <= 0) return;
     const window = state.open[start] as AggregateWindow;
-    const keys = window.sortedKeys();
     const through = state.closedThrough;
-    let i = through?.windowStartMs === start ? firstAfter(keys, through.key) : 0;
-    for (; i < keys.length && left > 0; i++, left--) {
-      const key = keys[i] as string;
+    const next = nextKeys(window, window.keys, through?.windowStartMs === start ? through.key : null, left);
+    for (const key of next.keys) {
       const result = toResult(key, start, window, window.index.get(key) as number, true);
       if (result) out(result);
     }
-    if (i < keys.length) {
-      state.closedThrough = { windowStartMs: start, key: keys[i - 1] as string };
+    left -= next.keys.length;
+    const last = next.keys[next.keys.length - 1];
+    if (next.more) {
+      if (last !== undefined) state.closedThrough = { windowStartMs: start, key: last };
       return;
     }
     delete state.open[start];
@@ -143,5 +144,6 @@ export function addWindows(state: WindowAggregateState, open: Record<string, Rec
       const row = window.index.get(key) ?? window.add(key);
       setRow(window, row, byKey[slot] as Accumulator);
     }
+    keepRuns(window, window.keys);
   }
 }

@@ -16,6 +16,7 @@ import { topKAdd, topKCreate, topKTop, type TopKState } from "./sketches/space-s
 import { rowLayout, type AggregateWindow } from "./aggregate-window.ts";
 import { aggregateWindowSlicing } from "./aggregate-window-cursor.ts";
 import { closeDue, hasDue, openResults, stateFromValue, stateValue, windowAt } from "./aggregate-windows.ts";
+import { keepRuns } from "../closing/sorted-runs.ts";
 import { accumulatorCheck, type WindowAggregateState } from "./window-aggregate-state.ts";
 
 /** The Space-Saving capacity of a `topk` aggregate that sets none. */
@@ -170,6 +171,8 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
         }
         if (timeMs > maxTimeMs) maxTimeMs = timeMs;
       }
+      // Sorted runs of the keys added, so a later close need not sort a large window in one step.
+      for (const start in state.open) keepRuns(state.open[start] as AggregateWindow, (state.open[start] as AggregateWindow).keys);
       return maxTimeMs === Number.NEGATIVE_INFINITY ? state : advance(state, maxTimeMs, out, closeLimit);
     },
 

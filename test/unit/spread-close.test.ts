@@ -4,11 +4,12 @@
  * close, at most `limit` per call; keys already emitted are not open results any more;
  * records for a window being closed are late; a checkpoint mid-close carries on.
  */
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { compileDataflow } from "../../shared/operators/compile.ts";
 import type { LiveOperator } from "../../shared/operators/operator.ts";
 import type { FluxRecord, WindowResult } from "../../shared/wire/window-result.ts";
 import { spec } from "../helpers/fixtures.ts";
+import { rng } from "../helpers/rng.ts";
 
 const SPEC = spec({ window: { kind: "sliding", sizeMs: 1000, slideMs: 500, allowedLatenessMs: 0 } });
 const KEYS = Array.from({ length: 23 }, (_, i) => `k${(i * 7) % 23}`);
@@ -105,5 +106,37 @@ describe("a close spread over calls", () => {
       while (restored.closing()) restored.process([], (r) => after.push(r), 7);
       expect([...before, ...after]).toEqual(whole);
     }
+  });
+});
+
+describe("a large window's spread close", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("never sorts the whole window in one step, and still closes it in key order", () => {
+    const keys = rng(7).shuffle(Array.from({ length: 40_000 }, (_, i) => `k${i}`));
+    const whole = compileDataflow(SPEC).bind();
+    const live = compileDataflow(SPEC).bind();
+    const expected: WindowResult[] = [];
+    const got: WindowResult[] = [];
+    for (let from = 0; from < keys.length; from += 5_000) {
+      const records = keys.slice(from, from + 5_000).map((k): FluxRecord => [k, 600, 1]);
+      whole.process(records, (r) => expected.push(r));
+      live.process(records, (r) => got.push(r), 7_000);
+    }
+    const sorted: number[] = [];
+    const sort = Array.prototype.sort;
+    vi.spyOn(Array.prototype, "sort").mockImplementation(function (this: unknown[], compare) {
+      sorted.push(this.length);
+      return sort.call(this, compare);
+    });
+    live.process(CLOSER, (r) => got.push(r), 7_000);
+    while (live.closing()) live.process([], (r) => got.push(r), 7_000);
+    vi.restoreAllMocks();
+    whole.process(CLOSER, (r) => expected.push(r));
+    expect(got).toEqual(expected);
+    expect(got).toHaveLength(80_000);
+    expect(Math.max(...sorted)).toBeLessThan(20_000);
   });
 });
