@@ -11,7 +11,7 @@ import type { LogEntry } from "../wire/persisted.ts";
 const CLOSE_PRODUCER = "$close";
 
 /** (window, key) results one log entry may close at most: at 1M keys a step stays well under the 250 ms probe timeout (bench/report-close.md). */
-export const CLOSE_KEYS_PER_STEP = 10_000;
+export const CLOSE_KEYS_PER_STEP = 5_000;
 
 /** Whether `entry` is a close entry. */
 export function isCloseEntry(entry: Pick<LogEntry, "producer">): boolean {
