@@ -6,9 +6,15 @@
 // the monitor did (events, epoch) over the next seconds. First it times three pages of
 // open results (1,000 each) of that window.
 // Usage: node bench/close-stall.mjs [keys=100000] [git ref to compare against]
+// (`--steps`: the operator's close steps in Node instead, `close-steps.mjs`).
 import { api, buildBundle, buildRefBundle, removeDir, startFlux, tempDir } from "./harness.mjs";
 import { createDataflow } from "./scenarios.mjs";
 import { longestProbe, stallProbe } from "./stalls.mjs";
+
+if (process.argv.includes("--steps")) {
+  await import("./close-steps.mjs");
+  process.exit(0);
+}
 
 const keys = Number(process.argv[2] ?? 100_000);
 const ref = process.argv[3];
