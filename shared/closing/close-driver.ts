@@ -10,23 +10,26 @@
 export interface CloseLink {
   /** Whether the replica is a primary with a close held back. */
   closing(): boolean;
-  /**
-   * Runs `logCloseEntry` as a step at a later turn of the object (other calls get in
-   * first): the LSN to wait for, or null (no state). Rejects if the step throws.
-   */
-  logClose(): Promise<number | null>;
+  /** Runs `logCloseEntry` as a step: the LSN to wait for, or anything else when the replica has no state. */
+  logClose(): unknown;
   /** Resolves once `lsn` is stable; rejects if a forward fails first. */
   waitStable(lsn: number): Promise<unknown>;
 }
 
+/** Runs `step` at a later turn of the object, after calls waiting meanwhile; rejects if it throws (`ForwardPort.later`). */
+type Later = <T>(step: () => T) => Promise<T>;
+
 export class CloseDriver {
   readonly #link: CloseLink;
+  readonly #later: Later;
   #running = false;
   /** Bumped by `stop`: a loop from an earlier generation ends at its next await. */
   #generation = 0;
 
-  constructor(link: CloseLink) {
+  /** @param later defaults to a microtask. */
+  constructor(link: CloseLink, later: Later = (step) => Promise.resolve().then(step)) {
     this.#link = link;
+    this.#later = later;
   }
 
   /** Starts the loop if a close is held back and none runs. */
@@ -44,8 +47,8 @@ export class CloseDriver {
     this.#running = true;
     try {
       while (generation === this.#generation && this.#link.closing()) {
-        const lsn = await this.#link.logClose();
-        if (lsn === null || generation !== this.#generation) return;
+        const lsn = await this.#later(() => this.#link.logClose());
+        if (typeof lsn !== "number" || generation !== this.#generation) return;
         await this.#link.waitStable(lsn);
       }
     } catch {

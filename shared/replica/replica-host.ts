@@ -49,16 +49,14 @@ export class ReplicaHost {
         else this.#forwarder.settle();
       },
     });
-    const later = forwardPort.later?.bind(forwardPort) ?? (<T>(step: () => T) => Promise.resolve().then(step));
-    this.#closer = new CloseDriver({
-      closing: () => this.#state !== null && isClosingPrimary(this.#state),
-      logClose: () =>
-        later(() => {
-          const lsn = this.#state ? this.#step((state) => logCloseEntry(state, this.#tuning)) : null;
-          return typeof lsn === "number" ? lsn : null;
-        }),
-      waitStable: (lsn) => this.#forwarder.waitStable(lsn),
-    });
+    this.#closer = new CloseDriver(
+      {
+        closing: () => this.#state !== null && isClosingPrimary(this.#state),
+        logClose: () => this.#state && this.#step((state) => logCloseEntry(state, this.#tuning)),
+        waitStable: (lsn) => this.#forwarder.waitStable(lsn),
+      },
+      forwardPort.later?.bind(forwardPort),
+    );
   }
 
   /** Configures role and epoch; with `create`, makes an empty replica if there is none. */
