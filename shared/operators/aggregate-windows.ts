@@ -32,10 +32,11 @@ const startsOf = (state: WindowAggregateState): number[] =>
 
 /** Whether a window of `sizeMs` is due (ends at or before the watermark) yet still open: a close held back by a limit. */
 export function hasDue(state: WindowAggregateState, sizeMs: number, latenessMs: number): boolean {
+  if (typeof state.dueLeft === "boolean") return state.dueLeft;
   if (state.maxTimeMs === null) return false;
   const watermarkMs = state.maxTimeMs - latenessMs;
-  for (const start in state.open) if (Number(start) + sizeMs <= watermarkMs) return true;
-  return false;
+  for (const start in state.open) if (Number(start) + sizeMs <= watermarkMs) return (state.dueLeft = true);
+  return (state.dueLeft = false);
 }
 
 /**
@@ -53,7 +54,10 @@ export function closeDue(state: WindowAggregateState, timeMs: number, sizeMs: nu
   const watermarkMs = state.maxTimeMs - latenessMs;
   let left = limit;
   for (const start of startsOf(state).filter((s) => s + sizeMs <= watermarkMs)) {
-    if (left <= 0) return;
+    if (left <= 0) {
+      state.dueLeft = true;
+      return;
+    }
     const window = state.open[start] as AggregateWindow;
     const through = state.closedThrough;
     const next = nextKeys(window, window.keys, through?.windowStartMs === start ? through.key : null, left);
@@ -65,11 +69,14 @@ export function closeDue(state: WindowAggregateState, timeMs: number, sizeMs: nu
     const last = next.keys[next.keys.length - 1];
     if (next.more) {
       if (last !== undefined) state.closedThrough = { windowStartMs: start, key: last };
+      state.dueLeft = true;
       return;
     }
     delete state.open[start];
     state.closedThrough = null;
   }
+  // Every due window is closed: none is due again before event time advances.
+  state.dueLeft = false;
 }
 
 /** The index in `keys` (window `start`'s, in key order) of its first key not closed yet. */

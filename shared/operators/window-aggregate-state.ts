@@ -33,6 +33,8 @@ export interface WindowAggregateState {
    * several calls (issue 12); its keys up to here are outputs, not open results.
    */
   closedThrough: ResultPosition | null;
+  /** Whether due windows are left that a close limit held back; null: not known (a restored state). Memory only, derived. */
+  dueLeft?: boolean | null;
   /** The checkpoint cursor open over this state, if any (`aggregate-window-cursor.ts`). */
   cursor: { close(): void } | null;
 }

@@ -101,15 +101,17 @@ export function logWeight(entry: LogEntry): number {
 
 /**
  * Applies one stable log entry (a batch, a clock tick or a close entry) to the operator,
- * closing at most `tuning.closeKeysPerStep` results, and records its `(producer, seq)`
- * (a close entry is no producer's).
+ * closing at most `closeLimit` results (`ReplicaTuning.closeKeysPerStep`).
  */
-export function applyEntry(state: ReplicaState, entry: LogEntry, out: Emit<WindowResult>, tuning: ReplicaTuning): void {
-  const limit = tuning.closeKeysPerStep ?? CLOSE_KEYS_PER_STEP;
+export function applyEntry(state: ReplicaState, entry: LogEntry, out: Emit<WindowResult>, closeLimit = CLOSE_KEYS_PER_STEP): void {
   const tickMs = tickTimeOf(entry, state.meta.spec.idleAdvanceMs);
-  if (isCloseEntry(entry)) state.operator.process([], out, limit);
-  else if (tickMs === null) state.operator.process(parseRecords(entry), out, limit);
-  else state.operator.tick(tickMs, out, limit);
+  if (isCloseEntry(entry)) state.operator.process([], out, closeLimit);
+  else if (tickMs === null) state.operator.process(parseRecords(entry), out, closeLimit);
+  else state.operator.tick(tickMs, out, closeLimit);
+}
+
+/** Records an applied entry's `(producer, seq)` for dedup; a close entry is no producer's batch. */
+export function recordApplied(state: ReplicaState, entry: LogEntry, tuning: ReplicaTuning): void {
   if (!isCloseEntry(entry)) recordSeq(state.dedup, entry.producer, entry.seq, tuning.dedupWindow);
 }
 
@@ -143,7 +145,8 @@ export function restoreReplicaState(
       state.pending.push(entry);
       continue;
     }
-    applyEntry(state, entry, () => void outputSeq++, tuning);
+    applyEntry(state, entry, () => void outputSeq++, tuning.closeKeysPerStep);
+    recordApplied(state, entry, tuning);
     appliedLsn = entry.lsn;
     state.sinceCheckpoint += 1;
     state.charsSinceCheckpoint += logWeight(entry);

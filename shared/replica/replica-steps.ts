@@ -8,7 +8,7 @@ import type { Refusal } from "../wire/replica-rpc.ts";
 import type { BatchOutcome, InitReplica, Replicate, ReplicateReply, Write } from "../wire/replica-rpc.ts";
 import type { LogEntry, Role } from "../wire/persisted.ts";
 import { startCheckpoint } from "../checkpoint/checkpoint-steps.ts";
-import { applyEntry, logWeight, type ReplicaEffects, type ReplicaState, type ReplicaTuning } from "./replica-state.ts";
+import { applyEntry, logWeight, recordApplied, type ReplicaEffects, type ReplicaState, type ReplicaTuning } from "./replica-state.ts";
 
 /** Log characters since the last checkpoint that stand in for `checkpointEvery` batches (large batches need not wait for that many). */
 const CHECKPOINT_LOG_CHARS = 4_000_000;
@@ -139,8 +139,9 @@ export function applyStable(state: ReplicaState, entries: readonly LogEntry[], t
         meta.outputSeq += 1;
         effects.outputs.push({ outputSeq: meta.outputSeq, result });
       },
-      tuning,
+      tuning.closeKeysPerStep,
     );
+    recordApplied(state, entry, tuning);
     const late = state.operator.lateRecords() - lateBefore;
     if (late > 0) (effects.late ??= new Map()).set(entry.lsn, late);
     meta.appliedLsn = entry.lsn;
