@@ -1,13 +1,20 @@
 // A close of one large window, end to end in workerd (issue 12, deliverable 4): one
 // partition at R=2 fills `keys` keys into one window, then one event past its end closes
-// it. Reports how long that write took, the longest stall of the thread meanwhile (a
+// it. Reports how long that write took, how long until both replicas numbered every result
+// (a large close goes on over several steps after the write is answered), the longest stall of the thread meanwhile (a
 // probe touching no object, `stalls.mjs`), the outputs each replica numbered, and what
 // the monitor did (events, epoch) over the next seconds. First it times three pages of
 // open results (1,000 each) of that window.
 // Usage: node bench/close-stall.mjs [keys=100000] [git ref to compare against]
+// (`--steps`: the operator's close steps in Node instead, `close-steps.mjs`).
 import { api, buildBundle, buildRefBundle, removeDir, startFlux, tempDir } from "./harness.mjs";
 import { createDataflow } from "./scenarios.mjs";
 import { longestProbe, stallProbe } from "./stalls.mjs";
+
+if (process.argv.includes("--steps")) {
+  await import("./close-steps.mjs");
+  process.exit(0);
+}
 
 const keys = Number(process.argv[2] ?? 100_000);
 const ref = process.argv[3];
@@ -44,13 +51,18 @@ async function closeOnce(bundle, label) {
     await sleep(2_000);
     const probe = stallProbe(flux.url);
     await sleep(200);
+    const closeStartedAt = performance.now();
     const closeMs = await post(flux.url, id, [{ page: "k0", ts: 61_000, bytes: 1 }], seq);
+    // A close spread over steps (issue 12) goes on after the write is answered: wait until both replicas numbered every result.
+    const numbered = async () => (await api(flux.url, "GET", "/v1/status")).body.dataflows.find((d) => d.id === id).partitions[0].replicas.map((r) => r.outputSeq);
+    while ((await numbered()).some((n) => n < keys) && performance.now() - closeStartedAt < 600_000) await sleep(100);
+    const closeDoneMs = performance.now() - closeStartedAt;
     await sleep(5_000);
     const samples = await probe.stop();
     const after = (await api(flux.url, "GET", "/v1/status")).body.dataflows.find((d) => d.id === id);
     const events = after.events.filter((e) => !before.events.some((b) => b.at === e.at && b.kind === e.kind)).map((e) => `${e.kind}: ${e.detail}`);
     const replicas = after.partitions[0].replicas.map((r) => `${r.name} ${r.role} epoch ${r.epoch} outputSeq ${r.outputSeq}`);
-    console.log(JSON.stringify({ label, keys, openResultPagesMs: pageMs, closeWriteMs: Math.round(closeMs), longestStallMs: Math.round(longestProbe(samples)?.ms ?? 0), epochBefore: before.partitions[0].replicas[0]?.epoch, replicas, monitorEvents: events }, null, 1));
+    console.log(JSON.stringify({ label, keys, openResultPagesMs: pageMs, closeWriteMs: Math.round(closeMs), closeDoneMs: Math.round(closeDoneMs), longestStallMs: Math.round(longestProbe(samples)?.ms ?? 0), epochBefore: before.partitions[0].replicas[0]?.epoch, replicas, monitorEvents: events }, null, 1));
   } finally {
     await flux.stop();
     removeDir(dir);

@@ -47,7 +47,21 @@ export function replicaPort(env: Env, timeoutMs: number, timer: DeadlineTimer): 
 /** A primary's forwards to its standby, each bounded by `timeoutMs` (one timer for the object's forwards). */
 export function forwardPort(env: Env, timeoutMs: number): ForwardPort {
   const call = reusingStubs(env, new DeadlineTimer(), timeoutMs);
-  return { replicate: (name, msg) => call(name, `standby ${name} (replicate)`, async (stub) => stub.replicate(msg)) };
+  return {
+    replicate: (name, msg) => call(name, `standby ${name} (replicate)`, async (stub) => stub.replicate(msg)),
+    // A timer, not a microtask: calls that arrived meanwhile (probes, writes) run first.
+    later: <T>(step: () => T) =>
+      new Promise<T>((resolve, reject) =>
+        setTimeout(() => {
+          try {
+            resolve(step());
+          } catch (err) {
+            console.error("replica: a spread close's step failed", err);
+            reject(err instanceof Error ? err : new Error(String(err)));
+          }
+        }, 0),
+      ),
+  };
 }
 
 /**

@@ -8,6 +8,7 @@
  * part of the checkpoint; a window closed meanwhile stays reachable through the cursor.
  */
 import type { AggregateWindow, RowLayout } from "./aggregate-window.ts";
+import { closedThroughField, closedThroughOf } from "../closing/closed-through.ts";
 import { addWindows, isWindowStart } from "./aggregate-windows.ts";
 import { checkedWindowSlice, windowsFromHead } from "./keyed-window-slices.ts";
 import type { SliceCursor, StateSlicing } from "./state-slices.ts";
@@ -38,7 +39,7 @@ export function aggregateWindowSlicing(layout: RowLayout, isAccumulator: (acc: R
 /** The state a checkpoint head describes (the head of `keyed-window-slices.ts`), with no window open. */
 function fromHead(head: unknown): WindowAggregateState {
   const { maxTimeMs, lateRecords } = windowsFromHead(head);
-  return { maxTimeMs, lateRecords, open: {}, cursor: null };
+  return { maxTimeMs, lateRecords, open: {}, cursor: null, closedThrough: closedThroughOf(head as Record<string, unknown>) };
 }
 
 interface WindowAtOpening {
@@ -64,7 +65,7 @@ class RowsCursor implements SliceCursor {
   constructor(state: WindowAggregateState, perSlice: number, watching: boolean) {
     this.#state = state;
     this.#perSlice = Math.max(1, perSlice);
-    this.head = { maxTimeMs: state.maxTimeMs, lateRecords: state.lateRecords };
+    this.head = { maxTimeMs: state.maxTimeMs, lateRecords: state.lateRecords, ...closedThroughField(state.closedThrough) };
     let total = 0;
     for (const start of Object.keys(state.open)) {
       const window = state.open[start] as AggregateWindow;

@@ -48,13 +48,19 @@ export interface ResultFilter {
 export interface Operator<S> {
   /** The empty state of a fresh partition. */
   init(): S;
-  /** Applies a whole batch, in order, emitting final results. May mutate and return `state`. */
-  process(state: S, records: readonly FluxRecord[], out: Emit<WindowResult>): S;
+  /**
+   * Applies a whole batch, in order, emitting final results. May mutate and return `state`.
+   * `closeLimit`: the most (window, key) results this call may close (none given: all that
+   * are due); the rest stay due, in order, for the next calls (`closing`; issue 12).
+   */
+  process(state: S, records: readonly FluxRecord[], out: Emit<WindowResult>, closeLimit?: number): S;
   /**
    * A clock tick from the log (only for dataflows with `idleAdvanceMs`): event time is at
-   * least `timeMs` now, even if no record says so. Close what that makes final.
+   * least `timeMs` now, even if no record says so. Close what that makes final (at most `closeLimit`).
    */
-  tick?(state: S, timeMs: number, out: Emit<WindowResult>): S;
+  tick?(state: S, timeMs: number, out: Emit<WindowResult>, closeLimit?: number): S;
+  /** Whether results are due that a `closeLimit` held back (absent: never). */
+  closing?(state: S): boolean;
   /** The JSON value a checkpoint stores; defaults to the state itself. */
   snapshot?(state: S): unknown;
   /** Rebuilds a state from `snapshot`'s value; throws if it is malformed. */
@@ -69,8 +75,10 @@ export interface Operator<S> {
 
 /** An operator bound to its state, as the replica runtime holds it (the state type erased). */
 export interface LiveOperator {
-  process(records: readonly FluxRecord[], out: Emit<WindowResult>): void;
-  tick(timeMs: number, out: Emit<WindowResult>): void;
+  process(records: readonly FluxRecord[], out: Emit<WindowResult>, closeLimit?: number): void;
+  tick(timeMs: number, out: Emit<WindowResult>, closeLimit?: number): void;
+  /** Whether results are due that a `closeLimit` held back: the next calls close them. */
+  closing(): boolean;
   /** The JSON value to checkpoint; serialize it before the next call mutates it. */
   snapshot(): unknown;
   /** The state as a head and slices of at most `perSlice` entries; serialize them before the next call mutates it. */
@@ -117,12 +125,13 @@ function bindState<S>(operator: Operator<S>, initial: S): LiveOperator {
     state = next;
   };
   return {
-    process(records, out) {
-      become(operator.process(state, records, out));
+    process(records, out, closeLimit) {
+      become(operator.process(state, records, out, closeLimit));
     },
-    tick(timeMs, out) {
-      if (operator.tick) become(operator.tick(state, timeMs, out));
+    tick(timeMs, out, closeLimit) {
+      if (operator.tick) become(operator.tick(state, timeMs, out, closeLimit));
     },
+    closing: () => operator.closing?.(state) ?? false,
     cursor(perSlice) {
       const cursor = openCursor(operator, state, perSlice);
       if (!cursor) return null;

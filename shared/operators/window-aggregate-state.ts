@@ -6,6 +6,7 @@
  */
 import { isHllState, type HllState } from "./sketches/hyperloglog.ts";
 import { isTopKState, type TopKState } from "./sketches/space-saving.ts";
+import type { ResultPosition } from "../wire/window-result.ts";
 import type { AggregateWindow } from "./aggregate-window.ts";
 
 /** One key's running aggregates in one window as checkpoints hold them; `sum`/`min`/`max` are indexed by numeric field (`min` and `max` empty unless the spec has a min or max aggregate). */
@@ -26,6 +27,14 @@ export interface WindowAggregateState {
   lateRecords: number;
   /** Open windows by start (ms, as a string key: the order `Object.keys` gives is the order checkpoints list them in). */
   open: Record<string, AggregateWindow>;
+  /**
+   * How far the close of the oldest due window has gone: its start and the last key (in
+   * key order) emitted (null: none of it yet). Set only while a close is spread over
+   * several calls (issue 12); its keys up to here are outputs, not open results.
+   */
+  closedThrough: ResultPosition | null;
+  /** Whether due windows are left that a close limit held back; null: not known (a restored state). Memory only, derived. */
+  dueLeft?: boolean | null;
   /** The checkpoint cursor open over this state, if any (`aggregate-window-cursor.ts`). */
   cursor: { close(): void } | null;
 }

@@ -15,7 +15,8 @@ import { hllAdd, hllCreate, hllEstimate, type HllState } from "./sketches/hyperl
 import { topKAdd, topKCreate, topKTop, type TopKState } from "./sketches/space-saving.ts";
 import { rowLayout, type AggregateWindow } from "./aggregate-window.ts";
 import { aggregateWindowSlicing } from "./aggregate-window-cursor.ts";
-import { closeDue, openResults, stateFromValue, stateValue, windowAt } from "./aggregate-windows.ts";
+import { closeDue, hasDue, openResults, stateFromValue, stateValue, windowAt } from "./aggregate-windows.ts";
+import { keepRuns } from "../closing/sorted-runs.ts";
 import { accumulatorCheck, type WindowAggregateState } from "./window-aggregate-state.ts";
 
 /** The Space-Saving capacity of a `topk` aggregate that sets none. */
@@ -42,7 +43,7 @@ export function windowRecordFields(aggregates: Readonly<Record<string, Aggregate
 const extreme = (n: number, x: number): number | null => (n === 0 || !Number.isFinite(x) ? null : x);
 
 /** The built-in operator; the optional parts of {@link Operator} it always has are required here. */
-type WindowAggregateOperator = Operator<WindowAggregateState> & Required<Pick<Operator<WindowAggregateState>, "tick" | "snapshot" | "openResults" | "lateRecords">>;
+type WindowAggregateOperator = Operator<WindowAggregateState> & Required<Pick<Operator<WindowAggregateState>, "tick" | "closing" | "snapshot" | "openResults" | "lateRecords">>;
 
 /**
  * Builds the operator for a spec with a window and aggregates (throws without them);
@@ -140,15 +141,15 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
     };
   };
 
-  const advance = (state: WindowAggregateState, timeMs: number, out: Emit<WindowResult>): WindowAggregateState => {
-    closeDue(state, timeMs, sizeMs, latenessMs, toResult, out);
+  const advance = (state: WindowAggregateState, timeMs: number, out: Emit<WindowResult>, closeLimit?: number): WindowAggregateState => {
+    closeDue(state, timeMs, sizeMs, latenessMs, toResult, out, closeLimit);
     return state;
   };
 
   return {
-    init: () => ({ maxTimeMs: null, lateRecords: 0, open: {}, cursor: null }),
+    init: () => ({ maxTimeMs: null, lateRecords: 0, open: {}, cursor: null, closedThrough: null }),
 
-    process(state, records: readonly FluxRecord[], out) {
+    process(state, records: readonly FluxRecord[], out, closeLimit) {
       let maxTimeMs = state.maxTimeMs ?? Number.NEGATIVE_INFINITY;
       const windowAt = touchedWindows(state);
       // Indexed reads, not `[key, timeMs, ...values]`: the rest array was a fifth of the cost per record.
@@ -170,10 +171,14 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
         }
         if (timeMs > maxTimeMs) maxTimeMs = timeMs;
       }
-      return maxTimeMs === Number.NEGATIVE_INFINITY ? state : advance(state, maxTimeMs, out);
+      // Sorted runs of the keys added, so a later close need not sort a large window in one step.
+      for (const start in state.open) keepRuns(state.open[start] as AggregateWindow, (state.open[start] as AggregateWindow).keys);
+      return maxTimeMs === Number.NEGATIVE_INFINITY ? state : advance(state, maxTimeMs, out, closeLimit);
     },
 
     tick: advance,
+
+    closing: (state) => hasDue(state, sizeMs, latenessMs),
 
     snapshot: stateValue,
 

@@ -11,6 +11,11 @@ import type { Replicate, ReplicateReply } from "../wire/replica-rpc.ts";
 /** How a primary reaches its standby; the Durable Object backs it with a stub and a deadline. */
 export interface ForwardPort {
   replicate(standby: string, msg: Replicate): Promise<ReplicateReply>;
+  /**
+   * Runs `step` at a later turn of the object, after calls waiting meanwhile (a spread
+   * close's next entry, `shared/closing/`); rejects if it throws. Default: a microtask.
+   */
+  later?<T>(step: () => T): Promise<T>;
 }
 
 /** The primary as the forwarder sees it: null once it is no longer primary or lost its memory. */

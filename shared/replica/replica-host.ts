@@ -13,6 +13,8 @@ import { Forwarder, type ForwardPort } from "./forwarder.ts";
 import { ackStandby, checkEpoch, configure, logBatches, replicate, type BatchVerdict, type StepResult } from "./replica-steps.ts";
 import { continueCheckpoint, takeCheckpoint } from "../checkpoint/checkpoint-steps.ts";
 import type { ReplicaStorage } from "./replica-storage.ts";
+import { CloseDriver } from "../closing/close-driver.ts";
+import { isClosingPrimary, logCloseEntry } from "../closing/close-step.ts";
 
 /** The refusal of a replica that was never initialised. */
 export const NOT_INITIALISED: Refusal = { status: "behind", epoch: 0 };
@@ -23,6 +25,7 @@ export class ReplicaHost {
   readonly #tuning: ReplicaTuning;
   #state: ReplicaState | null = null;
   readonly #forwarder: Forwarder;
+  readonly #closer: CloseDriver;
   /** Settles once what a load found pending was forwarded again (most of it was stable: open results must not go back). */
   #reconfirmed: Promise<void> = Promise.resolve();
   /** A fresh replica's seed, restored slice by slice as chunks arrive (memory only: a restart drops it). */
@@ -46,6 +49,14 @@ export class ReplicaHost {
         else this.#forwarder.settle();
       },
     });
+    this.#closer = new CloseDriver(
+      {
+        closing: () => this.#state !== null && isClosingPrimary(this.#state),
+        logClose: () => this.#state && this.#step((state) => logCloseEntry(state, this.#tuning)),
+        waitStable: (lsn) => this.#forwarder.waitStable(lsn),
+      },
+      forwardPort.later?.bind(forwardPort),
+    );
   }
 
   /** Configures role and epoch; with `create`, makes an empty replica if there is none. */
@@ -133,6 +144,7 @@ export class ReplicaHost {
   /** A probe's answer: {@link status}, after staging the next slice of a checkpoint spread over steps, so an idle replica finishes it. */
   probe(): ReplicaStatus | null {
     if (this.load()?.spread) this.#step(() => ({ reply: null, effects: { log: [], outputs: [] } }));
+    this.#closer.kick();
     return this.status();
   }
 
@@ -160,6 +172,7 @@ export class ReplicaHost {
   forget(): void {
     this.#state = null;
     this.seeding = null;
+    this.#closer.stop();
     this.#forwarder.fail("the replica restarted");
   }
 
@@ -171,6 +184,7 @@ export class ReplicaHost {
     if (!effects.checkpointStage?.begin) continueCheckpoint(state, effects);
     this.#persist(state, effects);
     this.#forwarder.settle(effects.late);
+    this.#closer.kick();
     return reply;
   }
 

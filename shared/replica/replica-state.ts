@@ -10,6 +10,7 @@ import type { DedupState, LogEntry, ReplicaMeta } from "../wire/persisted.ts";
 import type { NumberedOutput, ReplicaStatus } from "../wire/replica-rpc.ts";
 import type { FluxRecord, WindowResult } from "../wire/window-result.ts";
 import { tickTimeOf } from "./clock-ticks.ts";
+import { CLOSE_KEYS_PER_STEP, isCloseEntry } from "../closing/close-entry.ts";
 import type { SpreadCheckpoint } from "../checkpoint/checkpoint-steps.ts";
 
 /** Everything a replica holds in memory. */
@@ -59,6 +60,8 @@ export interface ReplicaTuning {
   checkpointSliceKeys?: number;
   /** Log characters since the last checkpoint that make one due before `checkpointEvery` batches (default 4M; tests use less). */
   checkpointLogChars?: number;
+  /** (window, key) results one log entry closes at most (default `CLOSE_KEYS_PER_STEP`; the simulator uses a few). Both replicas must agree on it. */
+  closeKeysPerStep?: number;
 }
 
 /** A checkpoint rebuilt in memory: the operator bound to its restored state, and what it was taken at. */
@@ -96,11 +99,20 @@ export function logWeight(entry: LogEntry): number {
   return Math.max(entry.records.length, 16);
 }
 
-/** Applies one stable log entry (a batch or a clock tick) to the operator. */
-export function applyEntry(state: ReplicaState, entry: LogEntry, out: Emit<WindowResult>): void {
+/**
+ * Applies one stable log entry (a batch, a clock tick or a close entry) to the operator,
+ * closing at most `closeLimit` results (`ReplicaTuning.closeKeysPerStep`).
+ */
+export function applyEntry(state: ReplicaState, entry: LogEntry, out: Emit<WindowResult>, closeLimit = CLOSE_KEYS_PER_STEP): void {
   const tickMs = tickTimeOf(entry, state.meta.spec.idleAdvanceMs);
-  if (tickMs === null) state.operator.process(parseRecords(entry), out);
-  else state.operator.tick(tickMs, out);
+  if (isCloseEntry(entry)) state.operator.process([], out, closeLimit);
+  else if (tickMs === null) state.operator.process(parseRecords(entry), out, closeLimit);
+  else state.operator.tick(tickMs, out, closeLimit);
+}
+
+/** Records an applied entry's `(producer, seq)` for dedup; a close entry is no producer's batch. */
+export function recordApplied(state: ReplicaState, entry: LogEntry, tuning: ReplicaTuning): void {
+  if (!isCloseEntry(entry)) recordSeq(state.dedup, entry.producer, entry.seq, tuning.dedupWindow);
 }
 
 /**
@@ -133,8 +145,8 @@ export function restoreReplicaState(
       state.pending.push(entry);
       continue;
     }
-    applyEntry(state, entry, () => void outputSeq++);
-    recordSeq(state.dedup, entry.producer, entry.seq, tuning.dedupWindow);
+    applyEntry(state, entry, () => void outputSeq++, tuning.closeKeysPerStep);
+    recordApplied(state, entry, tuning);
     appliedLsn = entry.lsn;
     state.sinceCheckpoint += 1;
     state.charsSinceCheckpoint += logWeight(entry);

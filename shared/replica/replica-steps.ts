@@ -3,12 +3,12 @@
  * mutates the state and returns a reply plus the storage writes the adapter must make
  * atomically before it answers. Steps never do I/O.
  */
-import { highestSeq, judgeSeq, recordSeq } from "../dedup.ts";
+import { highestSeq, judgeSeq } from "../dedup.ts";
 import type { Refusal } from "../wire/replica-rpc.ts";
 import type { BatchOutcome, InitReplica, Replicate, ReplicateReply, Write } from "../wire/replica-rpc.ts";
 import type { LogEntry, Role } from "../wire/persisted.ts";
 import { startCheckpoint } from "../checkpoint/checkpoint-steps.ts";
-import { applyEntry, logWeight, type ReplicaEffects, type ReplicaState, type ReplicaTuning } from "./replica-state.ts";
+import { applyEntry, logWeight, recordApplied, type ReplicaEffects, type ReplicaState, type ReplicaTuning } from "./replica-state.ts";
 
 /** Log characters since the last checkpoint that stand in for `checkpointEvery` batches (large batches need not wait for that many). */
 const CHECKPOINT_LOG_CHARS = 4_000_000;
@@ -128,17 +128,22 @@ export function ackStandby(state: ReplicaState, lsn: number, tuning: ReplicaTuni
 }
 
 /** Applies stable entries to the operator and dedup state, numbering outputs and checkpointing on schedule. */
-function applyStable(state: ReplicaState, entries: readonly LogEntry[], tuning: ReplicaTuning, effects: ReplicaEffects): void {
+export function applyStable(state: ReplicaState, entries: readonly LogEntry[], tuning: ReplicaTuning, effects: ReplicaEffects): void {
   const meta = state.meta;
   for (const entry of entries) {
     const lateBefore = state.operator.lateRecords();
-    applyEntry(state, entry, (result) => {
-      meta.outputSeq += 1;
-      effects.outputs.push({ outputSeq: meta.outputSeq, result });
-    });
+    applyEntry(
+      state,
+      entry,
+      (result) => {
+        meta.outputSeq += 1;
+        effects.outputs.push({ outputSeq: meta.outputSeq, result });
+      },
+      tuning.closeKeysPerStep,
+    );
+    recordApplied(state, entry, tuning);
     const late = state.operator.lateRecords() - lateBefore;
     if (late > 0) (effects.late ??= new Map()).set(entry.lsn, late);
-    recordSeq(state.dedup, entry.producer, entry.seq, tuning.dedupWindow);
     meta.appliedLsn = entry.lsn;
     state.sinceCheckpoint += 1;
     state.charsSinceCheckpoint += logWeight(entry);

@@ -62,6 +62,7 @@ async function settle(w: SimWorld): Promise<void> {
         standby !== null &&
         standby.lsn === primary.lsn &&
         primary.appliedLsn === primary.lsn &&
+        w.replicas.peek(r.primary)?.operator.closing() === false &&
         (w.readers[r.partition]?.cursor ?? 0) >= primary.outputSeq
       );
     });

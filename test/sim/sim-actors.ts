@@ -9,6 +9,7 @@ import { writeBatch } from "../../shared/router/write-batch.ts";
 import type { SendBatch } from "../../shared/router/write-partition.ts";
 import { HealthMapSchema, type DataflowRecord, type HealthMap } from "../../shared/wire/routing.ts";
 import { FluxError } from "../../shared/errors.ts";
+import { checkResultsOnce } from "./sim-checks.ts";
 import { HEARTBEAT_MS, ROUTER_DEADLINE_MS, type Batch, type SimWorld } from "./sim-world.ts";
 import { InjectedFailure, isFailedCall } from "./violations.ts";
 
@@ -175,6 +176,8 @@ export async function readLoop(w: SimWorld, stopAt: () => boolean): Promise<void
           if (page.status !== "ok") return;
           reader.accept(page.outputs, route.primary);
           checkOutputsReplicated(w, route.partition, page.outputs);
+          const primary = w.replicas.live(route.primary);
+          if (primary) checkResultsOnce(route.partition, w.replicas.replica(route.primary).storage.outputs, primary.operator.openResults({}), w.violations);
         } catch (err) {
           // unavailable right now; the cursor waits
           if (!isFailedCall(err)) w.violations.exception(`reader of partition ${route.partition}`, err);

@@ -4,6 +4,7 @@
  * replicas agree, every partition healthy).
  */
 import type { NumberedOutput, ReplicaStatus } from "../../shared/wire/replica-rpc.ts";
+import type { WindowResult } from "../../shared/wire/window-result.ts";
 import type { Violations } from "./violations.ts";
 
 /** A cursor-following reader of one partition's output stream. */
@@ -48,6 +49,13 @@ export class CursorReader {
       }
     }
   }
+}
+
+/** A primary's outputs and open results never both hold a (window, key): a spread close's emitted keys are outputs only. */
+export function checkResultsOnce(partition: number, outputs: readonly NumberedOutput[], open: readonly WindowResult[], violations: Violations): void {
+  const closed = new Set(outputs.map((o) => `${o.result.windowStartMs}/${o.result.key}`));
+  const twice = open.find((r) => closed.has(`${r.windowStartMs}/${r.key}`));
+  if (twice) violations.add("results-once", `partition ${partition}: window ${twice.windowStartMs} key ${twice.key} is both an output and an open result`);
 }
 
 /** Per epoch of a partition, at most one replica may accept writes. */

@@ -19,6 +19,8 @@ import type { VariantHooks, Wrap } from "./variant-hooks.ts";
 import { InjectedFailure, RecordedError, type Violations } from "./violations.ts";
 
 export type SimFault = "crash" | "hang" | "slow";
+/** A replica's own later step gives up after this (nobody waits for it: it only has to end). */
+const LATER_DEADLINE_MS = 1_000;
 type Rng = { int(n: number): number; chance(p: number): boolean };
 
 interface SimReplica {
@@ -52,6 +54,8 @@ export class SimReplicas {
   readonly #violations: Violations;
   readonly #history: StableHistory;
   readonly #brokenLoads = new Set<string>();
+  /** Operators a variant's `operator` hook already replaced. */
+  readonly #patched = new WeakSet<object>();
 
   constructor(clock: SimClock, rng: Rng, config: SimNetConfig, checks: { hooks: VariantHooks; violations: Violations; history: StableHistory; trace: (line: string) => void }) {
     this.#clock = clock;
@@ -74,7 +78,7 @@ export class SimReplicas {
 
   host(name: string): ReplicaHost {
     const r = this.replica(name);
-    return (r.host ??= new ReplicaHost(r.storage, this.#config.tuning, this.#forwardPort()));
+    return (r.host ??= new ReplicaHost(r.storage, this.#config.tuning, this.#forwardPort(name)));
   }
 
   inject(name: string, kind: SimFault | "wipe" | "heal"): void {
@@ -104,12 +108,24 @@ export class SimReplicas {
    */
   peek(name: string): ReplicaState | null {
     try {
-      return this.host(name).load();
+      const state = this.host(name).load();
+      const patch = this.#hooks.operator;
+      if (state && patch && !this.#patched.has(state.operator)) {
+        state.operator = patch(state.operator, state.meta.spec);
+        this.#patched.add(state.operator);
+      }
+      return state;
     } catch (err) {
       if (!this.#brokenLoads.has(name)) this.#violations.exception(`loading ${name}`, err);
       this.#brokenLoads.add(name);
       return null;
     }
+  }
+
+  /** God's-eye view of a replica that is up and holds memory (no load, so no side effects): its state, or null. */
+  live(name: string): ReplicaState | null {
+    const r = this.replicas.get(name);
+    return r?.host && r.fault === null ? this.peek(name) : null;
   }
 
   /** God's-eye status of a replica (null: no state, or it cannot load). */
@@ -148,11 +164,19 @@ export class SimReplicas {
     };
   }
 
-  /** A primary's forwards: through the simulated network, with their own deadline. */
-  #forwardPort(): ForwardPort {
+  /**
+   * A primary's forwards: through the simulated network, with their own deadline. Its own
+   * later steps (a spread close's entries) run like a call to it: after a delay, not while
+   * it is down or hung, an error they throw recorded.
+   */
+  #forwardPort(name: string): ForwardPort {
     const send = (standby: string, msg: Replicate) => this.#call(standby, "replicate", (h) => this.#replicate(h, msg), this.#config.forwardDeadlineMs);
     const forward = this.#hooks.forward;
-    return { replicate: (standby, msg) => (forward ? forward(standby, msg, (m) => send(standby, m)) : send(standby, msg)) };
+    const later = this.#hooks.later;
+    return {
+      replicate: (standby, msg) => (forward ? forward(standby, msg, (m) => send(standby, m)) : send(standby, msg)),
+      later: <T>(step: () => T) => this.#call(name, "close step", (h) => (later ? later(h, step) : step()), LATER_DEADLINE_MS),
+    };
   }
 
   #replicate(host: ReplicaHost, msg: Replicate) {

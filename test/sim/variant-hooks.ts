@@ -9,6 +9,7 @@ import { recordSeq } from "../../shared/dedup.ts";
 import type { LiveOperator } from "../../shared/operators/operator.ts";
 import type { ReplicaHost } from "../../shared/replica/replica-host.ts";
 import type { Role } from "../../shared/wire/persisted.ts";
+import type { DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
 import type { LogEntry } from "../../shared/wire/persisted.ts";
 import type { BatchOutcome, FinishSeed, FinishSeedReply, FlushReply, NumberedOutput, Refusal, Replicate, ReplicateReply, ReplicaStatus, SeedProgressReply, Write, WriteReply } from "../../shared/wire/replica-rpc.ts";
 import type { DataflowRecord, HealthMap } from "../../shared/wire/routing.ts";
@@ -35,6 +36,10 @@ export interface VariantHooks {
   seedProgress?: Wrap<{ snapshot: string; chunks: number }, SeedProgressReply>;
   /** Around the fresh replica's install of a seed. */
   finishSeed?: Wrap<FinishSeed, FinishSeedReply>;
+  /** Around a primary's own later step (a spread close's next entry; `step` is the real one). */
+  later?: <T>(host: ReplicaHost, step: () => T) => T;
+  /** Replaces the operator of a replica's state when the simulator looks at it (`spec`: the dataflow's). */
+  operator?: (live: LiveOperator, spec: DataflowSpec) => LiveOperator;
   /** Wraps a replica's storage when it is created. */
   storage?: (storage: MemoryReplicaStorage, dedupWindow: number) => void;
   /** Rewrites the sub-batches a router is about to write (partition → records). */

@@ -15,6 +15,7 @@ export const INVARIANTS = {
   "cursor-repeat": "a cursor reader never sees an output twice",
   "cursor-skip": "a cursor reader never misses an output",
   "stable-prefix": "every output a reader gets is already held by the standby",
+  "results-once": "a primary never holds a (window, key) both as an output and as an open result (a close spread over steps included)",
   "one-writer-per-epoch": "per epoch of a partition, at most one replica accepts writes",
   settles: "after faults stop, everything is acknowledged and every partition healthy and caught up within 30 s",
   "replicas-agree": "a settled partition's replicas hold the same log, outputs, open results and late count",

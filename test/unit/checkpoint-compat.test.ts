@@ -91,4 +91,24 @@ describe("checkpoints of the object-per-key state", () => {
     expect([cursor?.head, cursor?.slices]).toEqual([{ maxTimeMs: 900, lateRecords: 0 }, 4]);
     expect(slices.map((slice) => `.${slice}`)).toEqual(FORMAT_2_ROWS.slice(1));
   });
+
+  it("hold no close under way, and closedThrough only in checkpoints taken while one is (issue 12)", () => {
+    expect(restoreCheckpoint(SPEC, FORMAT_2_ROWS)?.operator.closing()).toBe(false);
+    const live = compileDataflow(SPEC).bind();
+    live.process(RECORDS, () => {}, 3);
+    const before: WindowResult[] = [];
+    live.process([["c", 1_600, 1, "x"]], (r) => before.push(r), 3);
+    expect([before.length, live.closing()]).toEqual([3, true]);
+    const rows = piecesToRows(checkpointPieces(10, 7, DEDUP, live, 2), 10_000);
+    expect(rows[0]).toContain('"head":{"maxTimeMs":1600,"lateRecords":0,"closedThrough":{"windowStartMs":0,"key":"b"}}');
+    const restored = restoreCheckpoint(SPEC, rows);
+    const whole = compileDataflow(SPEC).bind();
+    const expected: WindowResult[] = [];
+    whole.process(RECORDS, () => {});
+    whole.process([["c", 1_600, 1, "x"]], (r) => expected.push(r));
+    const after: WindowResult[] = [];
+    while (restored?.operator.closing()) restored.operator.process([], (r) => after.push(r), 3);
+    expect([...before, ...after]).toEqual(expected);
+    expect(JSON.stringify(restored?.operator.snapshot())).not.toContain("closedThrough");
+  });
 });

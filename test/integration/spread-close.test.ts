@@ -1,0 +1,50 @@
+/**
+ * A close of a window larger than one step's limit (issue 12, `shared/closing/`), through
+ * the real Durable Objects: after the write that passes the window's end, the primary logs
+ * close entries itself (run on a timer, so calls that came in meanwhile go first) until
+ * both replicas have numbered every result, the same ones in the same order.
+ */
+import { env } from "cloudflare:workers";
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { CLOSE_KEYS_PER_STEP } from "../../shared/closing/close-entry.ts";
+import { DataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
+import { clicksSpec, uniqueName } from "../helpers/api.ts";
+
+const spec = DataflowSpecSchema.parse(clicksSpec("s", { partitions: 1, replication: 2 }));
+const KEYS = CLOSE_KEYS_PER_STEP * 2 + 123;
+
+/** What a replica's outputs table holds, in output order. */
+async function storedOutputs(name: string): Promise<string[]> {
+  return runInDurableObject(env.PARTITION_REPLICA.getByName(name), (_instance, state) =>
+    state.storage.sql.exec<{ body: string }>("SELECT body FROM outputs ORDER BY output_seq").toArray().map((row) => row.body),
+  );
+}
+
+describe("a window of more keys than one close step", () => {
+  it("closes over several steps on both replicas without further writes, numbering the same outputs", async () => {
+    const primaryName = uniqueName("close-primary");
+    const standbyName = uniqueName("close-standby");
+    const base = { dataflowId: uniqueName("df"), partition: 0, spec, epoch: 1, version: 1, create: true } as const;
+    const primary = env.PARTITION_REPLICA.getByName(primaryName);
+    const standby = env.PARTITION_REPLICA.getByName(standbyName);
+    expect(await standby.init({ ...base, name: standbyName, role: "standby", hasStandby: false, standby: null })).toEqual({ status: "ok" });
+    expect(await primary.init({ ...base, name: primaryName, role: "primary", hasStandby: true, standby: standbyName })).toEqual({ status: "ok" });
+    const fill = JSON.stringify(Array.from({ length: KEYS }, (_, i) => [`k${i}`, 1_000, 1]));
+    const closer = JSON.stringify([["k0", 20_000, 1]]);
+    const reply = await primary.write({ epoch: 1, batches: [{ producer: "p", seq: 1, records: fill }, { producer: "p", seq: 2, records: closer }] });
+    expect(reply.status).toBe("ok");
+    const deadline = Date.now() + 20_000;
+    while ((await primary.status())?.outputSeq !== KEYS || (await standby.status())?.outputSeq !== KEYS) {
+      if (Date.now() > deadline) throw new Error("the close did not finish within 20 s");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const outputs = await storedOutputs(primaryName);
+    expect(outputs).toHaveLength(KEYS);
+    expect(await storedOutputs(standbyName)).toEqual(outputs);
+    const keys = outputs.map((body) => (JSON.parse(body) as { key: string }).key);
+    expect(keys).toEqual(Array.from({ length: KEYS }, (_, i) => `k${i}`).sort());
+    // Two close entries after the write's two entries, and nothing else.
+    expect((await primary.status())?.lsn).toBe(4);
+  });
+});
