@@ -31,7 +31,7 @@ export class PartitionReplica extends DurableObject<Env> {
     const config = parseFluxConfig(env);
     // A forward gives up well before the router's own deadline, so the router hears why.
     const forwardTimeoutMs = Math.max(1, Math.floor(config.replicaTimeoutMs * FORWARD_SHARE_OF_TIMEOUT));
-    this.#host = new ReplicaHost(new SqlReplicaStorage(ctx.storage), config, forwardPort(env, forwardTimeoutMs));
+    this.#host = new ReplicaHost(new SqlReplicaStorage(ctx.storage), config, forwardPort(env, forwardTimeoutMs, (run) => this.#gate(run)));
     this.#faultsEnabled = config.enableFaults;
     // An injected crash or hang outlives eviction, as a real outage would.
     this.#fault = this.#faultsEnabled ? (ctx.storage.kv.get<ActiveFault>("fault") ?? null) : null;

@@ -44,23 +44,24 @@ export function replicaPort(env: Env, timeoutMs: number, timer: DeadlineTimer): 
   };
 }
 
-/** A primary's forwards to its standby, each bounded by `timeoutMs` (one timer for the object's forwards). */
-export function forwardPort(env: Env, timeoutMs: number): ForwardPort {
+/** Runs a step of the object as its calls run: through an injected fault, if any (the object's gate). */
+type Gate = <T>(run: () => T) => Promise<T>;
+
+/**
+ * A primary's forwards to its standby, each bounded by `timeoutMs` (one timer for the
+ * object's forwards); its own later steps (a spread close's) go through `gate`, so an
+ * injected crash or hang stops them as it stops the object's calls.
+ */
+export function forwardPort(env: Env, timeoutMs: number, gate: Gate = async (run) => run()): ForwardPort {
   const call = reusingStubs(env, new DeadlineTimer(), timeoutMs);
   return {
     replicate: (name, msg) => call(name, `standby ${name} (replicate)`, async (stub) => stub.replicate(msg)),
     // A timer, not a microtask: calls that arrived meanwhile (probes, writes) run first.
     later: <T>(step: () => T) =>
-      new Promise<T>((resolve, reject) =>
-        setTimeout(() => {
-          try {
-            resolve(step());
-          } catch (err) {
-            console.error("replica: a spread close's step failed", err);
-            reject(err instanceof Error ? err : new Error(String(err)));
-          }
-        }, 0),
-      ),
+      new Promise<void>((resolve) => setTimeout(resolve, 0)).then(() => gate(step)).catch((err: unknown) => {
+        console.error("replica: a spread close's step failed", err);
+        throw err instanceof Error ? err : new Error(String(err));
+      }),
   };
 }
 
