@@ -9,15 +9,11 @@
  */
 import { seedPauseMs } from "../shared/recovery-pacing/seed-pause.ts";
 
-/** Pauses after copy steps; `pacing` is `FLUX_SEED_PACING`; `ingestActive`: the survivor logged writes since the previous step. */
+/** Pauses after copy steps; `pacing` is `FLUX_SEED_PACING`. */
 export function seedPacer(pacing: number): (ingestActive: boolean) => Promise<void> {
   let resumedAtMs = Date.now();
-  // Not known yet at the start: counted as taking writes.
-  let activeAtMs = resumedAtMs;
   return async (ingestActive) => {
-    const nowMs = Date.now();
-    if (ingestActive) activeAtMs = nowMs;
-    const pauseMs = seedPauseMs({ busyMs: nowMs - resumedAtMs, quietMs: nowMs - activeAtMs }, pacing);
+    const pauseMs = seedPauseMs({ busyMs: Date.now() - resumedAtMs, ingestActive }, pacing);
     if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
     resumedAtMs = Date.now();
   };
