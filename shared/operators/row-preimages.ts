@@ -43,6 +43,17 @@ export class RowPreimages {
     placeOf[row] = ++this.#kept;
   }
 
+  /** The kept rows' numbers (`layout.stride` per kept row): read with {@link savedAt}. */
+  get saved(): Float64Array {
+    return this.#saved;
+  }
+
+  /** Where `row`'s numbers as of the opening start in {@link saved} (rows of `stride`), or -1 when it has not changed since. */
+  savedAt(row: number, stride: number): number {
+    const place = this.#placeOf?.[row] ?? 0;
+    return place === 0 ? -1 : (place - 1) * stride;
+  }
+
   /** The accumulator text of `row` as of the opening, or undefined when it has not changed since. */
   textOf(window: AggregateWindow, row: number): string | undefined {
     const place = this.#placeOf?.[row] ?? 0;

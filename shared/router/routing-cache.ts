@@ -1,7 +1,7 @@
 /**
  * A router's cache of the routing table, by stream (DESIGN.md §4: routers cache routing
  * and refresh on a stale-epoch answer). Entries expire after `ttlMs`; misses are never
- * cached, so a new dataflow is visible at once.
+ * cached, so a new dataflow is visible at once, and a miss drops the stream's entry.
  */
 import type { DataflowRecord } from "../wire/routing.ts";
 import type { StreamSchema } from "../wire/stream-schema.ts";
@@ -33,9 +33,14 @@ export class RoutingCache {
     return entry.routing;
   }
 
-  /** Stores a lookup result that has dataflows. */
+  /**
+   * Stores a lookup result that has dataflows; one without drops the stream's entry, so a
+   * deleted dataflow is neither kept by an isolate that lives on (one entry per stream ever
+   * routed) nor used as the fallback while the coordinator is down.
+   */
   set(stream: string, routing: StreamRouting, nowMs: number): void {
-    if (routing.dataflows.length > 0 && this.ttlMs > 0) this.#entries.set(stream, { routing, fetchedAtMs: nowMs });
+    if (routing.dataflows.length === 0) this.#entries.delete(stream);
+    else if (this.ttlMs > 0) this.#entries.set(stream, { routing, fetchedAtMs: nowMs });
   }
 
   /** Marks one stream's entry expired (after a stale-epoch answer or a failed write), keeping it as a fallback. */

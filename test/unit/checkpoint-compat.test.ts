@@ -2,7 +2,9 @@
  * Checkpoints written before the compact window state (issue 12) restore unchanged: the
  * rows below are what the object-per-key state of session 6 wrote (format 2, and the whole
  * snapshot a format-1 checkpoint holds), for the records in `RECORDS`. The compact state
- * keeps that JSON format, so it also writes the same rows byte for byte.
+ * keeps that JSON format for rows with sketches, so it also writes the same rows byte for
+ * byte; rows without sketches it writes as columns (`window-slice-columns.ts`), and the
+ * accumulator slices earlier deploys wrote for them still restore.
  */
 import { describe, expect, it } from "vitest";
 import { checkpointPieces, restoreCheckpoint } from "../../shared/checkpoint/checkpoint-pieces.ts";
@@ -110,5 +112,32 @@ describe("checkpoints of the object-per-key state", () => {
     while (restored?.operator.closing()) restored.operator.process([], (r) => after.push(r), 3);
     expect([...before, ...after]).toEqual(expected);
     expect(JSON.stringify(restored?.operator.snapshot())).not.toContain("closedThrough");
+  });
+});
+
+/** Format 2 accumulator slices of an aggregate without sketches, as deploys before the column slices wrote them (2 entries per slice). */
+const NO_SKETCHES = spec({
+  window: { kind: "sliding", sizeMs: 1000, slideMs: 500, allowedLatenessMs: 0 },
+  aggregates: { n: { op: "count" }, bytes: { op: "sum", field: "bytes" }, lo: { op: "min", field: "bytes" }, hi: { op: "max", field: "bytes" }, mean: { op: "avg", field: "bytes" } },
+});
+const ACCUMULATOR_ROWS = [
+  '.{"v":2,"lsn":9,"outputSeq":4,"dedup":{"p":{"high":2,"applied":[1,2],"floor":0}},"head":{"maxTimeMs":900,"lateRecords":0},"sliced":true,"slices":4}',
+  '.{"0":{"$a":{"n":2,"sum":[7],"min":[2],"max":[5]},"$__proto__":{"n":1,"sum":[-1.5],"min":[-1.5],"max":[-1.5]}}}',
+  '.{"0":{"$b":{"n":1,"sum":[3],"min":[3],"max":[3]},"$😀":{"n":1,"sum":[1000000000000000],"min":[1000000000000000],"max":[1000000000000000]}}}',
+  '.{"500":{"$b":{"n":1,"sum":[3],"min":[3],"max":[3]},"$a":{"n":1,"sum":[2],"min":[2],"max":[2]}}}',
+  '.{"500":{"$😀":{"n":1,"sum":[1000000000000000],"min":[1000000000000000],"max":[1000000000000000]}}}',
+];
+
+describe("accumulator slices of rows without sketches", () => {
+  it("restore to the state they were taken of, which now writes them as columns", () => {
+    const live = compileDataflow(NO_SKETCHES).bind();
+    live.process(RECORDS.map((r): FluxRecord => r.slice(0, 3) as FluxRecord), () => {});
+    const restored = restoreCheckpoint(NO_SKETCHES, ACCUMULATOR_ROWS);
+    expect([restored?.lsn, restored?.outputSeq, restored?.dedup]).toEqual([9, 4, DEDUP]);
+    expect(restored?.operator.snapshot()).toEqual(live.snapshot());
+    expect(restored?.operator.openResults({})).toEqual(live.openResults({}));
+    const rows = piecesToRows(checkpointPieces(9, 4, DEDUP, live, 2), 10_000);
+    expect(rows[0]).toBe(ACCUMULATOR_ROWS[0]);
+    expect(rows[1]).toBe('.[{"start":"0","stride":4,"keys":["a","__proto__"],"values":[2,7,2,5,1,-1.5,-1.5,-1.5]}]');
   });
 });

@@ -85,6 +85,30 @@ describe("sliced checkpoints", () => {
     expect(() => builder.push('.{"zero":{}}')).toThrow(/malformed window/);
   });
 
+  it("write rows without sketches as columns: a list of keys and a list of numbers per window", () => {
+    const [, ...slices] = checkpointPieces(3, 0, {}, fed(spec(), [["a", 1, 5], ["b", 2, 2], ["a", 1_500, 3]]), 5);
+    expect(slices).toEqual(['[{"start":"0","stride":4,"keys":["a","b"],"values":[1,5,5,5,1,2,2,2]},{"start":"1000","stride":4,"keys":["a"],"values":[1,3,3,3]}]']);
+    const sums = spec({ aggregates: { n: { op: "count" }, bytes: { op: "sum", field: "bytes" } } });
+    expect(checkpointPieces(3, 0, {}, fed(sums, [["a", 1, 5]]), 5)[1]).toBe('[{"start":"0","stride":2,"keys":["a"],"values":[1,5]}]');
+  });
+
+  it("refuse a malformed column slice, changing nothing", () => {
+    const restore = compileDataflow(spec()).restoreSliced({ maxTimeMs: 2, lateRecords: 0 }, true);
+    // An extreme not set yet is null.
+    restore.add(JSON.parse('[{"start":"0","stride":4,"keys":["a","c"],"values":[1,5,5,5,0,0,null,null]}]'));
+    const good = '{"start":"0","stride":4,"keys":["b"],"values":[1,2,2,2]}';
+    const malformed: [string, RegExp][] = [
+      ['{"start":"0","stride":2,"keys":["b"],"values":[1,2]}', /layout/],
+      ['{"start":"0","stride":4,"keys":["b"],"values":[1,2,2]}', /malformed columns/],
+      ['{"start":"0","stride":4,"keys":["b"],"values":[1,null,2,2]}', /malformed value/],
+      ['{"start":"0","stride":4,"keys":[7],"values":[1,2,2,2]}', /not a string/],
+      ['{"start":"zero","stride":4,"keys":["b"],"values":[1,2,2,2]}', /window start/],
+      ["7", /window start/],
+    ];
+    for (const [window, error] of malformed) expect(() => restore.add(JSON.parse(`[${good},${window}]`))).toThrow(error);
+    expect(restore.finish().snapshot()).toEqual({ maxTimeMs: 2, lateRecords: 0, open: { 0: { $a: { n: 1, sum: [5], min: [5], max: [5] }, $c: { n: 0, sum: [0], min: [], max: [] } } } });
+  });
+
   it("put an operator that does not slice its state in the header alone, restored whole", () => {
     const live = fed(spec(), [["a", 1, 1], ["b", 2, 2]]);
     const unsliced = { ...live, split: () => ({ head: live.snapshot(), slices: [], sliced: false }) };

@@ -8,9 +8,13 @@ describe("seedPauseMs", () => {
     expect(seedPauseMs({ busyMs: 20, ingestActive: true }, 0.5)).toBe(10);
   });
 
-  it("does not pause a partition that takes no writes, nor with pacing 0", () => {
-    expect(seedPauseMs({ busyMs: 80, ingestActive: false }, 2.5)).toBe(0);
+  it("pauses a partition that takes no writes 1 ms only, so writes in flight reach its log before the next step", () => {
+    expect(seedPauseMs({ busyMs: 80, ingestActive: false }, 2.5)).toBe(1);
+  });
+
+  it("does not pause with pacing 0", () => {
     expect(seedPauseMs({ busyMs: 80, ingestActive: true }, 0)).toBe(0);
+    expect(seedPauseMs({ busyMs: 80, ingestActive: false }, 0)).toBe(0);
   });
 
   it("pauses at least 1 ms, so waiting requests get the thread, and at most 250 ms", () => {
