@@ -141,7 +141,7 @@ One partition holding N keys loses its standby; a fresh one is seeded from the p
 snapshot and log while ingest continues (4 producers, 100-event batches). Seeding time is
 from the monitor's \`recovery-started\` to \`recovery-finished\` event; "during seeding"
 counts the batches acknowledged inside that window. "Longest stall" is the longest a
-request that touches no object (\`GET /v1/operators\`, sent back to back) took in that
+request that touches no object (\`GET /\`, sent back to back) took in that
 window: locally every object shares the one thread, so it is the longest the thread was
 busy with one step. While the standby is seeded the partition runs on its primary alone,
 with no forward to a standby, so a write costs less than before the crash and the ratio
