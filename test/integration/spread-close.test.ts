@@ -4,34 +4,16 @@
  * close entries itself (run on a timer, so calls that came in meanwhile go first) until
  * both replicas have numbered every result, the same ones in the same order.
  */
-import { env } from "cloudflare:workers";
-import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { CLOSE_KEYS_PER_STEP } from "../../shared/closing/close-entry.ts";
-import { DataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
-import { clicksSpec, uniqueName } from "../helpers/api.ts";
+import { closePair, fillAndCloser, storedOutputs } from "../helpers/close-pair.ts";
 
-const spec = DataflowSpecSchema.parse(clicksSpec("s", { partitions: 1, replication: 2 }));
 const KEYS = CLOSE_KEYS_PER_STEP * 2 + 123;
-
-/** What a replica's outputs table holds, in output order. */
-async function storedOutputs(name: string): Promise<string[]> {
-  return runInDurableObject(env.PARTITION_REPLICA.getByName(name), (_instance, state) =>
-    state.storage.sql.exec<{ body: string }>("SELECT body FROM outputs ORDER BY output_seq").toArray().map((row) => row.body),
-  );
-}
 
 describe("a window of more keys than one close step", () => {
   it("closes over several steps on both replicas without further writes, numbering the same outputs", async () => {
-    const primaryName = uniqueName("close-primary");
-    const standbyName = uniqueName("close-standby");
-    const base = { dataflowId: uniqueName("df"), partition: 0, spec, epoch: 1, version: 1, create: true } as const;
-    const primary = env.PARTITION_REPLICA.getByName(primaryName);
-    const standby = env.PARTITION_REPLICA.getByName(standbyName);
-    expect(await standby.init({ ...base, name: standbyName, role: "standby", hasStandby: false, standby: null })).toEqual({ status: "ok" });
-    expect(await primary.init({ ...base, name: primaryName, role: "primary", hasStandby: true, standby: standbyName })).toEqual({ status: "ok" });
-    const fill = JSON.stringify(Array.from({ length: KEYS }, (_, i) => [`k${i}`, 1_000, 1]));
-    const closer = JSON.stringify([["k0", 20_000, 1]]);
+    const { primary, standby, primaryName, standbyName } = await closePair();
+    const { fill, closer } = fillAndCloser(KEYS);
     const reply = await primary.write({ epoch: 1, batches: [{ producer: "p", seq: 1, records: fill }, { producer: "p", seq: 2, records: closer }] });
     expect(reply.status).toBe("ok");
     const deadline = Date.now() + 20_000;
