@@ -129,13 +129,17 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
     }
   };
 
-  /** The windows one `process` call touches, each looked up once (per record, that cost as much as the record). */
-  const touchedWindows = (state: WindowAggregateState): ((start: number) => AggregateWindow) => {
+  /**
+   * The windows one `process` call touches, each looked up once (per record, that cost as
+   * much as the record), and added to `touched`.
+   */
+  const touchedWindows = (state: WindowAggregateState, touched: Set<AggregateWindow>): ((start: number) => AggregateWindow) => {
     let lastStart = Number.NaN;
     let last: AggregateWindow | undefined;
     return (start) => {
       if (start === lastStart && last) return last;
       last = windowAt(state, start, layout);
+      touched.add(last);
       lastStart = start;
       return last;
     };
@@ -151,7 +155,8 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
 
     process(state, records: readonly FluxRecord[], out, closeLimit) {
       let maxTimeMs = state.maxTimeMs ?? Number.NEGATIVE_INFINITY;
-      const windowAt = touchedWindows(state);
+      const touched = new Set<AggregateWindow>();
+      const windowAt = touchedWindows(state, touched);
       // Indexed reads, not `[key, timeMs, ...values]`: the rest array was a fifth of the cost per record.
       for (let r = 0; r < records.length; r++) {
         const record = records[r] as FluxRecord;
@@ -171,8 +176,8 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
         }
         if (timeMs > maxTimeMs) maxTimeMs = timeMs;
       }
-      // Sorted runs of the keys added, so a later close need not sort a large window in one step.
-      for (const start in state.open) keepRuns(state.open[start] as AggregateWindow, (state.open[start] as AggregateWindow).keys);
+      // Sorted runs of the keys added (only touched windows gain keys), so a later close need not sort a large window in one step.
+      for (const window of touched) keepRuns(window, window.keys);
       return maxTimeMs === Number.NEGATIVE_INFINITY ? state : advance(state, maxTimeMs, out, closeLimit);
     },
 
