@@ -49,7 +49,9 @@ describe("client SDK in workerd", () => {
     expect(res.status).toBe(200);
     await store.save({ ...saved, pending, nextSeq: pending.seq + 1 });
 
-    const second = await client.producer({ stream, store, maxBatchEvents: 5, lingerMs: 1 });
+    // A linger far longer than the sends take: the five new events fill one batch by count, whatever the machine's load
+    // (with 1 ms, a loaded machine flushed part of them early, making seven batches of the same 30 events).
+    const second = await client.producer({ stream, store, maxBatchEvents: 5, lingerMs: 5_000 });
     for (const e of events(5, 25)) await second.send(e);
     await second.close();
     expect(second.totals).toMatchObject({ batches: 6, events: 30, duplicateBatches: 1 });
