@@ -8,12 +8,15 @@ import { loadavg } from "node:os";
 import { counterSelfCost } from "./costs.mjs";
 import { api, buildBundle, buildRefBundle, readCounters, removeDir, startFlux, startPlain, tempDir } from "./harness.mjs";
 import { idleScenario } from "./idle.mjs";
-import { cellMedians, lowLoadPlan, matrixCell, matrixPlan } from "./matrix.mjs";
+import { cellMedians, inRounds, lowLoadPlan, matrixCell, matrixPlan, medianRounds } from "./matrix.mjs";
 import { join } from "node:path";
 import { freePort, profileScenario, startIsolateProfile } from "./profile.mjs";
 import { explainStalls, fullRunPrelude, gcTrace } from "./stall-trace.mjs";
 import { writeReport } from "./report.mjs";
 import { costProfile, countedEvents, failover, rawBaseline, recovery } from "./scenarios.mjs";
+
+/** Rounds of the 100-event throughput cells in a full run (one in `--quick`): one design's cells varied by up to a fifth within a run. */
+const MATRIX_ROUNDS = 3;
 
 /** The value after a command-line flag (undefined without the flag). */
 const argAfter = (flag) => (process.argv.includes(flag) ? process.argv[process.argv.indexOf(flag) + 1] : undefined);
@@ -158,10 +161,7 @@ if (process.argv.includes("--cells")) {
   try {
     // `--rounds N` runs the cells N times, every other round in reverse order, so that a drift of
     // the machine's speed during the run weighs on every design alike; the summary takes medians.
-    const rounds = Number(argAfter("--rounds") ?? 1);
-    if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds takes a whole number of rounds");
-    const chosen = cells.filter((c) => only === null || c.partitions === only);
-    const order = Array.from({ length: rounds }, (_, round) => (round % 2 === 0 ? chosen : [...chosen].reverse()).map((c) => ({ ...c, round }))).flat();
+    const order = inRounds(cells.filter((c) => only === null || c.partitions === only), Number(argAfter("--rounds") ?? 1));
     for (const cell of order) {
       const r = await matrixCell(instances, self, cell);
       out.cells.push(r);
@@ -208,7 +208,11 @@ try {
     }
     return out;
   };
-  results.matrix = await measure(matrixPlan(quick, durationMs, beforeFlux !== null));
+  // The 100-event cells (every ratio the issue's targets name) in rounds, each design's median round kept;
+  // the other batch sizes once.
+  const plan = matrixPlan(quick, durationMs, beforeFlux !== null);
+  results.matrixRounds = await measure(inRounds(plan.filter((c) => c.batchSize === 100), quick ? 1 : MATRIX_ROUNDS));
+  results.matrix = [...medianRounds(results.matrixRounds), ...(await measure(plan.filter((c) => c.batchSize !== 100)))];
   results.lowLoad = await measure(lowLoadPlan(quick ? durationMs : 6_000, beforeFlux !== null));
   await plain.stop();
   await beforeFlux?.stop();

@@ -129,6 +129,34 @@ export function lowLoadPlan(durationMs, withBefore) {
   return [...MODES, ...(withBefore ? BEFORE : [])].filter((m) => m.replication === 2).map((m) => ({ modeSpec: m, partitions: 4, batchSize: 100, durationMs, concurrency: 1 }));
 }
 
+/**
+ * `cells` run `rounds` times, every other round in reverse order, so that a drift of the
+ * machine's speed during the run (or a cold process in the first cells) weighs on every
+ * design alike.
+ */
+export function inRounds(cells, rounds) {
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds takes a whole number of rounds");
+  return Array.from({ length: rounds }, (_, round) => (round % 2 === 0 ? cells : [...cells].reverse()).map((c) => ({ ...c, round }))).flat();
+}
+
+/**
+ * Per cell (design, P, batch size, producers), the round with the median events/s, whole
+ * (its latencies, CPU and counters belong together), with every round's events/s and CPU
+ * per event in `rounds`. An even number of rounds takes the slower of the middle two.
+ */
+export function medianRounds(results) {
+  const groups = new Map();
+  for (const r of results) {
+    const id = `${r.label}|${r.partitions}|${r.batchSize}|${r.concurrency}`;
+    if (!groups.has(id)) groups.set(id, []);
+    groups.get(id).push(r);
+  }
+  return [...groups.values()].map((rs) => {
+    const sorted = [...rs].sort((a, b) => a.eventsPerSecond - b.eventsPerSecond);
+    return { ...sorted[Math.floor((sorted.length - 1) / 2)], rounds: rs.map((r) => ({ eventsPerSecond: r.eventsPerSecond, cpuMicrosPerEvent: r.cpuMicrosPerEvent })) };
+  });
+}
+
 /** Per cell (design, P, producers), the median of its rounds' events/s, p50 and CPU per event. */
 export function cellMedians(results) {
   const median = (xs) => {

@@ -9,6 +9,17 @@ export const pct = (r) => `${(r * 100).toFixed(0)}%`;
 const usd = (n) => (Number.isFinite(n) ? `$${n < 0.01 ? n.toFixed(5) : n.toFixed(4)}` : "n/a");
 const cell = (results, label, partitions, batchSize = 100) => results.matrix.find((c) => c.label === label && c.partitions === partitions && c.batchSize === batchSize);
 
+/** How the 100-event rows were chosen, when they ran in rounds. */
+function roundsSentence(results) {
+  const rounds = results.matrix.find((c) => c.batchSize === 100)?.rounds?.length ?? 1;
+  if (rounds < 2) return "";
+  return ` The 100-event cells ran in ${rounds} rounds, every other one in reverse order: in
+\`--cells --rounds 3\` runs (2026-12-02) one design's warm cells differed by up to a fifth,
+and the first cells of a fresh workerd ran at half speed or less. Each row is that design's
+round with the median events/s, whole (its latencies, CPU and counters), the range of all
+its rounds in brackets. Every ratio below is taken between such median rounds.`;
+}
+
 function matrixRows(results, batchSize) {
   return results.matrix
     .filter((c) => c.batchSize === batchSize)
@@ -16,7 +27,8 @@ function matrixRows(results, batchSize) {
     .map((c) => {
       const k = c.cost?.per1k;
       const counted = k ? `${fmt(k.calls, 1)} | ${fmt(k.rowsWritten, 1)} | ${fmt(k.rowsRead, 1)} | ${fmt(k.workerRequests, 1)} | ${usd(c.cost.usdPerMillion.total)}` : "counters unavailable | | | |";
-      return `| ${c.label} | ${c.partitions} | ${fmt(c.eventsPerSecond)} | ${fmt(c.p50Ms, 1)} | ${fmt(c.p99Ms, 1)} | ${fmt(c.cpuMicrosPerEvent, 1)} | ${counted} |`;
+      const range = c.rounds?.length > 1 ? ` (${fmt(Math.min(...c.rounds.map((r) => r.eventsPerSecond)))}–${fmt(Math.max(...c.rounds.map((r) => r.eventsPerSecond)))})` : "";
+      return `| ${c.label} | ${c.partitions} | ${fmt(c.eventsPerSecond)}${range} | ${fmt(c.p50Ms, 1)} | ${fmt(c.p99Ms, 1)} | ${fmt(c.cpuMicrosPerEvent, 1)} | ${counted} |`;
     });
 }
 
@@ -248,7 +260,7 @@ product's, and gets the same event generator and load. It counts its own calls a
 10,000 keys, a warm-up, then ${fmt(results.matrix[0]?.durationMs / 1000, 1)} s (100-event batches) or half that (other sizes);
 counters and workerd CPU (\`/proc/<pid>/stat\` of that instance's process) are read
 around the measured part and divided by acknowledged events. Each Flux dataflow is deleted
-after its cell so that later cells do not count its monitor traffic.${results.countersAvailable ? "" : "\n\n**The Flux build measured here has no `GET /v1/admin/counters`: counters unavailable for Flux.**"}
+after its cell so that later cells do not count its monitor traffic.${roundsSentence(results)}${results.countersAvailable ? "" : "\n\n**The Flux build measured here has no `GET /v1/admin/counters`: counters unavailable for Flux.**"}
 
 ${MATRIX_HEAD}
 ${matrixRows(results, 100).join("\n")}
