@@ -142,7 +142,7 @@ export class WriteCoalescer {
       if (first && ((lane.inFlight === 0 && !linger) || this.#isFull(lane))) await this.#lead(port, key, lane, primary, epoch);
       if (me.outcome) return unwrap(me.outcome);
       if (waitedMs >= this.#options.giveUpMs) {
-        lane.waiting = lane.waiting.filter((w) => w !== me);
+        this.#leaveLane(key, lane, me);
         throw new Error(`write to ${primary} not sent within ${this.#options.giveUpMs} ms (coalescer)`);
       }
       await new Promise<void>((resolve) => after(this.#options.pollMs, resolve));
@@ -169,6 +169,14 @@ export class WriteCoalescer {
     lane.chars -= first.batch.records.length;
     first.outcome = { error: new Error(`write not sent: it stood first in line without polling for ${this.#options.staleMs} ms (its request was dropped)`) };
     watch.first = undefined;
+  }
+
+  /** Takes a caller that gives up out of its lane (its characters with it), and an emptied idle lane out of the map. */
+  #leaveLane(key: string, lane: Lane, me: Waiting): void {
+    const before = lane.waiting.length;
+    lane.waiting = lane.waiting.filter((w) => w !== me);
+    if (lane.waiting.length < before) lane.chars -= me.batch.records.length;
+    if (lane.inFlight === 0 && lane.waiting.length === 0 && this.#lanes.get(key) === lane) this.#lanes.delete(key);
   }
 
   /** Whether a call to another primary is in flight from this isolate. */

@@ -204,6 +204,30 @@ describe("WriteCoalescer", () => {
     await third;
   });
 
+  it("takes a caller that gave up out of its lane's size, so a later small batch still waits behind the call in flight", async () => {
+    const primary = new HeldPrimary();
+    const timers = new HeldTimers();
+    const send = new WriteCoalescer(options({ giveUpMs: 2, maxChars: 10 })).sendVia(primary, timers.after);
+    const first = send("p0", 1, batch(1));
+    const wide = send("p0", 1, batch(2, "123456")).catch((err: Error) => err.message);
+    await tick();
+    fireAll(timers);
+    await tick();
+    fireAll(timers);
+    await expect(wide).resolves.toBe("write to p0 not sent within 2 ms (coalescer)");
+    // 4 characters alone do not fill a 10-character group: it waits (before the fix the 6 given up still counted).
+    const small = send("p0", 1, batch(3, "1234"));
+    await tick();
+    expect(sizes(primary)).toEqual([[1]]);
+    primary.calls[0]?.release();
+    await first;
+    fireAll(timers);
+    await tick();
+    expect(sizes(primary)).toEqual([[1], [3]]);
+    primary.calls[1]?.release();
+    await small;
+  });
+
   it("lets a batch for an idle primary wait while other requests are in progress, never for its own", async () => {
     const primary = new HeldPrimary();
     const timers = new HeldTimers();
