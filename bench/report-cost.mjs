@@ -15,7 +15,9 @@ function roundsSentence(results) {
   if (rounds < 2) return "";
   return ` The 100-event cells ran in ${rounds} rounds, every other one in reverse order: in
 \`--cells --rounds 3\` runs (2026-12-02) one design's warm cells differed by up to a fifth,
-and the first cells of a fresh workerd ran at half speed or less. Each row is that design's
+and the first cells of a fresh workerd ran at half speed or less; run against itself
+(\`--before HEAD\`), one build's medians in its two workerd processes differed by 10% at R=1
+and 2% at R=2 (P=4). Each row is that design's
 round with the median events/s, whole (its latencies, CPU and counters), the range of all
 its rounds in brackets. Every ratio below is taken between such median rounds.`;
 }
