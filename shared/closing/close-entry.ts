@@ -10,7 +10,13 @@ import type { LogEntry } from "../wire/persisted.ts";
 /** The producer id of close entries; client producer ids cannot contain `$`. */
 const CLOSE_PRODUCER = "$close";
 
-/** (window, key) results one log entry may close at most: at 1M keys a step stays well under the 250 ms probe timeout (bench/report-close.md). */
+/**
+ * (window, key) results one log entry may close at most: at 1M keys a step stays well under
+ * the 250 ms probe timeout (bench/report-close.md). Both replicas of a partition must use the
+ * same value (it decides which results each entry numbers), and a rolling deploy runs old
+ * and new code side by side: before changing it, carry it in the dataflow's record and each
+ * replica's meta, so a running dataflow keeps the value it started with.
+ */
 export const CLOSE_KEYS_PER_STEP = 5_000;
 
 /** Whether `entry` is a close entry. */
