@@ -63,7 +63,11 @@ export function toWs(url: string): string {
   return url.replace(/^http/, "ws");
 }
 
-/** Resolves once the socket is open; a socket that fails first rejects with a retryable disconnect. */
+/**
+ * Resolves once the socket is open; a socket that fails first rejects with a retryable
+ * disconnect (its `close` or, as Node's WebSocket after a refused handshake, only `error`).
+ * The subscription then asks over HTTP why (`socket-transport.ts`).
+ */
 export function opened(socket: WebSocketish & { addEventListener(type: "open" | "error", fn: () => void): void }): Promise<SocketLike> {
   return new Promise((resolve, reject) => {
     let settled = false;
@@ -73,6 +77,10 @@ export function opened(socket: WebSocketish & { addEventListener(type: "open" | 
     });
     socket.addEventListener("close", (event) => {
       if (!settled) reject(errorFromAnswer(503, `the WebSocket closed before opening (${event.code} ${event.reason})`, null));
+      settled = true;
+    });
+    socket.addEventListener("error", () => {
+      if (!settled) reject(errorFromAnswer(503, "the WebSocket failed before opening", null));
       settled = true;
     });
   });

@@ -12,6 +12,13 @@ import { tailCommand } from "./commands/tail.ts";
 import { DEFAULT_URL } from "./config.ts";
 import { EXIT } from "./exit-codes.ts";
 
+// With --json, a usage error commander finds itself is the CLI envelope on stderr too, without the help text.
+const json = process.argv.slice(2).includes("--json");
+const output = {
+  outputError: (text: string, write: (text: string) => void) =>
+    write(json ? `${JSON.stringify({ error: { code: "CLI", message: text.replace(/^error: /, "").trim() } })}\n` : text),
+};
+
 const program = new Command("flux")
   .description("command line for Flux on Workers: apply specs, post events, tail results, show status, inject faults")
   .option("--url <url>", `deployment URL (env FLUX_URL; default ${DEFAULT_URL})`)
@@ -19,11 +26,12 @@ const program = new Command("flux")
   .option("--admin-token <token>", "admin token, for fault and token (env FLUX_ADMIN_TOKEN)")
   .option("--config <file>", "JSON config file with url, token, adminToken (env FLUX_CONFIG; default ./flux.config.json, then ~/.config/flux/config.json)")
   .option("--json", "machine-readable output: JSON on stdout, errors as the envelope on stderr")
-  .showHelpAfterError()
+  .configureOutput(output)
+  .showHelpAfterError(!json)
   .exitOverride();
 
 for (const command of [applyCommand(), lsCommand(), getCommand(), rmCommand(), postCommand(), tailCommand(), statusCommand(), faultCommand(), tokenCommand()]) {
-  program.addCommand(command.exitOverride());
+  program.addCommand(command.configureOutput(output).showHelpAfterError(!json).exitOverride());
 }
 
 try {

@@ -56,6 +56,14 @@ export function errorFromAnswer(status: number, bodyText: string, retryAfterMs: 
   return new FluxClientError(status, code, `HTTP ${status}: ${bodyText.slice(0, 200) || "(empty body)"}`, { retryAfterMs });
 }
 
+/**
+ * A call or option the SDK refuses before sending anything, as the server would refuse
+ * such a request: `400 INVALID_REQUEST` (not retryable).
+ */
+export function invalidRequest(message: string, details?: unknown): FluxClientError {
+  return new FluxClientError(400, "INVALID_REQUEST", message, { details });
+}
+
 /** Wraps a network failure (a rejected fetch). */
 export function networkError(url: string, cause: unknown): FluxClientError {
   const reason = cause instanceof Error ? cause.message : String(cause);

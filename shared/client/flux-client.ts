@@ -3,7 +3,9 @@
  * schemas), results pages, self-resuming subscriptions and idempotent producers. Pure: the
  * platform comes in as `runtime` (`client/runtime.ts` builds the default one).
  */
-import type { z } from "zod";
+import { z } from "zod";
+import { describeIssues } from "../http/describe-issues.ts";
+import { invalidRequest } from "./client-error.ts";
 import {
   DataflowListResponseSchema,
   DataflowResponseSchema,
@@ -88,7 +90,12 @@ export class FluxClient {
 
   /** Mints a scoped, expiring token (admin token): ingest into `streams`, read `dataflows`, or admin; at most a day. */
   mintToken(request: MintTokenRequest) {
-    return this.http.json(MintTokenResponseSchema, "POST", path("admin", "tokens"), { auth: "admin", body: MintTokenRequestSchema.parse(request) });
+    const checked = MintTokenRequestSchema.safeParse(request);
+    if (!checked.success) {
+      const why = describeIssues(checked.error.issues, request, [], "(request)").join("; ");
+      return Promise.reject(invalidRequest(`invalid token request (not sent): ${why}`, z.treeifyError(checked.error)));
+    }
+    return this.http.json(MintTokenResponseSchema, "POST", path("admin", "tokens"), { auth: "admin", body: checked.data });
   }
 
   /** Result pages of a dataflow, following `next`. */

@@ -6,6 +6,7 @@
  * restarted on the same store neither loses nor duplicates an acknowledged-or-pending batch.
  */
 import { DEFAULT_BACKOFF } from "./backoff.ts";
+import { invalidRequest } from "./client-error.ts";
 import { DEFAULT_LIMITS, type ProducerOptions } from "./producer-options.ts";
 import { BatchQueue, type BatchLimits } from "./batch-queue.ts";
 import { deliverBatch, KEEPALIVE_LIMIT_BYTES, type DeliverContext, type Outcome } from "./deliver-batch.ts";
@@ -50,6 +51,7 @@ export class Producer {
 
   /** Loads the store (resending a saved pending batch first) and starts sending. */
   static async open(http: HttpClient, options: ProducerOptions): Promise<Producer> {
+    checkLimits(options);
     const store = options.store ?? new MemoryStore();
     const saved = await store.load();
     if (saved && saved.stream !== options.stream) throw new Error(`the store holds producer ${saved.producerId} of stream '${saved.stream}', not '${options.stream}'`);
@@ -198,3 +200,15 @@ export class Producer {
 }
 
 
+
+/** Limits that could never cut a batch (0, negative, NaN) are refused before anything is sent. */
+function checkLimits(options: ProducerOptions): void {
+  const wrong = (["maxBatchEvents", "maxBatchBytes", "lingerMs", "maxQueuedEvents"] as const).filter((name) => {
+    const value = options[name];
+    if (value === undefined) return false;
+    return !Number.isSafeInteger(value) || value < (name === "lingerMs" ? 0 : 1);
+  });
+  if (wrong.length > 0) {
+    throw invalidRequest(`producer options: ${wrong.map((name) => `${name} must be a whole number of at least ${name === "lingerMs" ? 0 : 1} (got ${String(options[name])})`).join("; ")}`);
+  }
+}

@@ -175,7 +175,17 @@ describe("flux CLI on a local stack", () => {
     expect(missing.code).toBe(4);
     expect(json(missing.stderr)).toMatchObject({ error: { code: "UNKNOWN_DATAFLOW", status: 404 } });
     expect((await flux("--token", "wrong", "ls")).code).toBe(5);
+    // A refused WebSocket handshake says nothing itself: the client asks over HTTP and exits as for SSE.
+    expect((await flux("--token", "wrong", "tail", "by-page", "--ws", "--max", "1")).code).toBe(5);
+    expect((await flux("tail", "nope", "--ws", "--max", "1")).code).toBe(4);
     expect((await flux("fault", "x/p0/g0", "explode")).code).toBe(2);
+    // Numbers that are not whole numbers in range are usage errors, and with --json commander's own errors are envelopes too.
+    const zero = await flux("--json", "post", "other.json", "--stream", "clicks", "--batch-events", "0");
+    expect(zero.code).toBe(2);
+    expect(json(zero.stderr)).toEqual({ error: { code: "CLI", message: "option '--batch-events <n>' argument '0' is invalid. expected a whole number of at least 1" } });
+    expect((await flux("tail", "by-page", "--max", "abc")).code).toBe(2);
+    expect((await flux("status", "--watch", "--interval", "-5")).code).toBe(2);
+    expect(json((await flux("--json", "bogus")).stderr)).toEqual({ error: { code: "CLI", message: "unknown command 'bogus'" } });
     const down = await startFlux(["ls"], dir, { ...env, FLUX_URL: "http://127.0.0.1:9" }).done;
     expect(down.code).toBe(6);
   }, 60_000);

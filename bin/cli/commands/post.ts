@@ -15,6 +15,7 @@ import type { ProducerTotals } from "../../../shared/client/producer-store.ts";
 import { action, contextOf, type CommandContext } from "../context.ts";
 import { EXIT } from "../exit-codes.ts";
 import { FileStore } from "../file-store.ts";
+import { wholeNumber } from "../numbers.ts";
 import { PostProgress } from "../post-progress.ts";
 import { scanNdjson } from "../scan-ndjson.ts";
 
@@ -23,9 +24,9 @@ interface PostOptions {
   producer?: string;
   state?: string;
   restart?: boolean;
-  batchEvents: string;
-  batchBytes: string;
-  linger: string;
+  batchEvents: number;
+  batchBytes: number;
+  linger: number;
   progress: boolean;
 }
 
@@ -41,9 +42,9 @@ export function postCommand(): Command {
     .option("--producer <id>", "producer id for a new run (default: a random one, kept in the state file)")
     .option("--state <file>", "state file (default: .flux/post-<stream>-<file>.json)")
     .option("--restart", "forget the saved state and post the whole file again under a new producer id")
-    .option("--batch-events <n>", "most events per batch", "500")
-    .option("--batch-bytes <n>", "most bytes per batch", String(512 * 1024))
-    .option("--linger <ms>", "how long a batch waits to fill", "50")
+    .option("--batch-events <n>", "most events per batch (at least 1)", wholeNumber(1), 500)
+    .option("--batch-bytes <n>", "most bytes per batch (at least 1)", wholeNumber(1), 512 * 1024)
+    .option("--linger <ms>", "how long a batch waits to fill, ms", wholeNumber(0), 50)
     .option("--no-progress", "no progress bar")
     .action(action(async (file: string, options: PostOptions, command: Command) => post(contextOf(command), file, options)));
 }
@@ -59,9 +60,9 @@ async function post(ctx: CommandContext, file: string, options: PostOptions): Pr
     stream: options.stream,
     store,
     ...(options.producer ? { producerId: options.producer } : {}),
-    maxBatchEvents: Number(options.batchEvents),
-    maxBatchBytes: Number(options.batchBytes),
-    lingerMs: Number(options.linger),
+    maxBatchEvents: options.batchEvents,
+    maxBatchBytes: options.batchBytes,
+    lingerMs: options.linger,
     onAck: (batch) => progress.acked(batch.events.length, batch.seq),
   });
   const before = producer.totals;

@@ -5,6 +5,7 @@
 import { Command } from "commander";
 import type { StatusResponse } from "../../../shared/wire/api.ts";
 import { action, contextOf } from "../context.ts";
+import { wholeNumber } from "../numbers.ts";
 import { clock, table } from "../output.ts";
 
 type DataflowStatus = StatusResponse["dataflows"][number];
@@ -35,9 +36,9 @@ export function statusCommand(): Command {
   return new Command("status")
     .description("partitions, roles, epochs, LSNs, lag and recent takeovers of every dataflow")
     .option("-w, --watch", "redraw until Ctrl-C")
-    .option("--interval <ms>", "redraw interval with --watch", "1000")
+    .option("--interval <ms>", "redraw interval with --watch, ms (at least 1)", wholeNumber(1), 1000)
     .action(
-      action(async (options: { watch?: boolean; interval: string }, command: Command) => {
+      action(async (options: { watch?: boolean; interval: number }, command: Command) => {
         const ctx = contextOf(command);
         for (;;) {
           const status = await ctx.client.status();
@@ -45,7 +46,7 @@ export function statusCommand(): Command {
           if (options.watch && !ctx.json) process.stdout.write("\x1b[2J\x1b[H");
           ctx.print(status, () => (options.watch ? `${new Date().toISOString()}  ${ctx.url}\n\n${text}` : text));
           if (!options.watch) return;
-          await new Promise((resolve) => setTimeout(resolve, Number(options.interval)));
+          await new Promise((resolve) => setTimeout(resolve, options.interval));
         }
       }),
     );

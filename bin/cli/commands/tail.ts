@@ -9,13 +9,14 @@ import { Command } from "commander";
 import type { SubscribedWindow } from "../../../shared/client/subscription-frame.ts";
 import { action, contextOf } from "../context.ts";
 import { EXIT } from "../exit-codes.ts";
+import { wholeNumber } from "../numbers.ts";
 import { clockMs } from "../output.ts";
 
 interface TailOptions {
   cursor?: string;
   cursorFile?: string;
   fromStart?: boolean;
-  max?: string;
+  max?: number;
   ws?: boolean;
 }
 
@@ -41,14 +42,14 @@ export function tailCommand(): Command {
     .option("--cursor <cursor>", "start after this cursor (0,12,3) instead of the saved one")
     .option("--cursor-file <file>", "where the cursor is kept (default .flux/tail-<dataflow>.cursor)")
     .option("--from-start", "ignore the saved cursor and start from the first window")
-    .option("--max <n>", "exit after this many windows")
+    .option("--max <n>", "exit after this many windows (at least 1)", wholeNumber(1))
     .option("--ws", "subscribe over a WebSocket instead of Server-Sent Events")
     .action(
       action(async (dataflow: string, options: TailOptions, command: Command) => {
         const ctx = contextOf(command);
         const cursorFile = options.cursorFile ?? `.flux/tail-${dataflow}.cursor`;
         const cursor = options.cursor ?? (options.fromStart ? undefined : await savedCursor(cursorFile));
-        const max = options.max === undefined ? Infinity : Number(options.max);
+        const max = options.max ?? Infinity;
         // The cursor file is replaced atomically after each window, so Ctrl-C can stop at any point.
         process.once("SIGINT", () => process.exit(EXIT.INTERRUPTED));
         await mkdir(dirname(cursorFile), { recursive: true });

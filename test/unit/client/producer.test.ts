@@ -32,6 +32,17 @@ async function sendAll(producer: Awaited<ReturnType<typeof open>>, list: object[
   for (const e of list) await producer.send(e);
 }
 
+describe("options", () => {
+  it("refuses limits that could never cut a batch and a token request that cannot be valid, before sending anything", async () => {
+    for (const bad of [{ maxBatchEvents: 0 }, { maxBatchEvents: Number.NaN }, { maxBatchBytes: -1 }, { lingerMs: 1.5 }, { maxQueuedEvents: 0 }]) {
+      await expect(open(bad), JSON.stringify(bad)).rejects.toMatchObject({ name: "FluxClientError", status: 400, code: "INVALID_REQUEST", retryable: false });
+    }
+    await (await open({ lingerMs: 0 })).close();
+    await expect(client.mintToken({ scope: "read", dataflows: [], ttlSeconds: 60 })).rejects.toMatchObject({ name: "FluxClientError", status: 400, code: "INVALID_REQUEST" });
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
 describe("batching", () => {
   it("cuts batches by count, numbering them 1, 2, 3, … and sends every event once", async () => {
     const producer = await open({ maxBatchEvents: 100, lingerMs: 1_000 });

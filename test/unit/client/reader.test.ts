@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { FluxClient } from "../../../shared/client/flux-client.ts";
 import { SseParser } from "../../../shared/client/sse-parser.ts";
 import type { FetchLike } from "../../../shared/client/runtime.ts";
-import { defaultRuntime } from "../../../client/runtime.ts";
+import { defaultRuntime, opened } from "../../../client/runtime.ts";
 
 const clientWith = (fetch: FetchLike) => new FluxClient({ url: "http://flux.test/", token: "t", runtime: defaultRuntime({ fetch, setTimer: (fn) => (queueMicrotask(fn), () => {}) }) });
 
@@ -109,6 +109,38 @@ describe("subscribe", () => {
     }
     expect(calls).toBe(4);
     expect(waits).toEqual([125, 250, 500]);
+  });
+
+  it("asks over HTTP why a WebSocket failed before opening: a refusal is thrown, an answer that would stream reconnects", async () => {
+    // Node's WebSocket after a refused handshake: an `error` event and no `close`.
+    const failingSocket = () => {
+      const handlers = new Map<string, () => void>();
+      queueMicrotask(() => handlers.get("error")?.());
+      return { addEventListener: (type: string, fn: () => void) => void handlers.set(type, fn), close: () => {} } as unknown as Parameters<typeof opened>[0];
+    };
+    const asked: string[] = [];
+    let cancelled = 0;
+    const answers = [
+      () => new Response(new ReadableStream({ cancel: () => void cancelled++ }), { status: 200, headers: { "content-type": "text/event-stream" } }),
+      () => new Response('{"error":{"code":"UNAUTHORIZED","message":"wrong bearer token"}}', { status: 401 }),
+    ];
+    const fetch: FetchLike = async (url, init) => {
+      asked.push(`${init.method} ${url} ${init.headers.accept}`);
+      return (answers.shift() ?? answers[1]!)();
+    };
+    const client = new FluxClient({
+      url: "http://flux.test/",
+      token: "t",
+      runtime: defaultRuntime({ fetch, setTimer: (fn) => (queueMicrotask(fn), () => {}), openSocket: () => opened(failingSocket()) }),
+    });
+    const reconnects: string[] = [];
+    const iterate = async () => {
+      for await (const _ of client.subscribe("df", { transport: "websocket", onReconnect: (e) => reconnects.push(e.code) })) void _;
+    };
+    await expect(iterate()).rejects.toMatchObject({ status: 401, code: "UNAUTHORIZED", retryable: false });
+    expect(reconnects).toEqual(["UNAVAILABLE"]);
+    expect(cancelled).toBe(1);
+    expect(asked).toEqual(["GET http://flux.test/v1/dataflows/df/subscribe?maxMs=60000 text/event-stream", "GET http://flux.test/v1/dataflows/df/subscribe?maxMs=60000 text/event-stream"]);
   });
 
   it("starts from a given cursor and throws refusals that reconnecting cannot fix", async () => {
