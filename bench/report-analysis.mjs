@@ -108,6 +108,15 @@ export function analysisSection(results) {
   2,000-event writes themselves. In the pure code (Node, storage a no-op) such a checkpoint
   took 199 steps; the longest 2,000-event write meanwhile took 79 ms (median 18 ms), where
   the checkpoint in one step took ~2 s (808 ms to split the state, the rest to serialize it).
+  What the longest stall is, locally, is mostly the disk under SQLite. Profiled runs of
+  \`npm run bench -- --recovery-only --keys 1000000 --after-matrix --cpuprofile <dir>\`
+  on 2026-12-02 gave 122 and 343 ms with the state on disk (the full runs that day: 318 and
+  614 ms), and 40 and 80 ms with the state on tmpfs (\`TMPDIR=/dev/shm\`; its longest stall
+  a step slicing a checkpoint row). Of the 343 ms, 330 were the synchronous part of one call
+  the primary made inside a write step, presumably the step's SQLite commit being written
+  before the call leaves. The product's own steps stay well under the probe timeout; a
+  commit on this machine's disk does not (\`npm run bench:calls\`: a call that commits one
+  row costs about twice as much on disk as on tmpfs). On the platform, storage is neither.
 - **Full garbage collections.** workerd runs V8 with incremental marking off, so every full
   GC is one pause of the whole isolate, as long as marking its live heap takes; locally that
   isolate holds the router, the monitor and both replicas' copies of the state. A stall
