@@ -199,8 +199,6 @@ export class Producer {
   }
 }
 
-
-
 /** Limits that could never cut a batch (0, negative, NaN) are refused before anything is sent. */
 function checkLimits(options: ProducerOptions): void {
   const wrong = (["maxBatchEvents", "maxBatchBytes", "lingerMs", "maxQueuedEvents"] as const).filter((name) => {
