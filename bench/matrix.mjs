@@ -145,16 +145,21 @@ export function inRounds(cells, rounds) {
  * per event in `rounds`. An even number of rounds takes the slower of the middle two.
  */
 export function medianRounds(results) {
+  return roundsByCell(results).map((rs) => {
+    const sorted = [...rs].sort((a, b) => a.eventsPerSecond - b.eventsPerSecond);
+    return { ...sorted[Math.floor((sorted.length - 1) / 2)], rounds: rs.map((r) => ({ eventsPerSecond: r.eventsPerSecond, cpuMicrosPerEvent: r.cpuMicrosPerEvent })) };
+  });
+}
+
+/** The results of each cell (design, P, batch size, producers), its rounds in run order. */
+function roundsByCell(results) {
   const groups = new Map();
   for (const r of results) {
     const id = `${r.label}|${r.partitions}|${r.batchSize}|${r.concurrency}`;
     if (!groups.has(id)) groups.set(id, []);
     groups.get(id).push(r);
   }
-  return [...groups.values()].map((rs) => {
-    const sorted = [...rs].sort((a, b) => a.eventsPerSecond - b.eventsPerSecond);
-    return { ...sorted[Math.floor((sorted.length - 1) / 2)], rounds: rs.map((r) => ({ eventsPerSecond: r.eventsPerSecond, cpuMicrosPerEvent: r.cpuMicrosPerEvent })) };
-  });
+  return [...groups.values()];
 }
 
 /** Per cell (design, P, producers), the median of its rounds' events/s, p50 and CPU per event. */
@@ -163,13 +168,7 @@ export function cellMedians(results) {
     const s = [...xs].sort((a, b) => a - b);
     return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
   };
-  const groups = new Map();
-  for (const r of results) {
-    const id = `${r.label}|${r.partitions}|${r.concurrency}`;
-    if (!groups.has(id)) groups.set(id, []);
-    groups.get(id).push(r);
-  }
-  return [...groups.values()].map((rs) => ({
+  return roundsByCell(results).map((rs) => ({
     label: rs[0].label,
     partitions: rs[0].partitions,
     concurrency: rs[0].concurrency,

@@ -199,14 +199,16 @@ export class Producer {
   }
 }
 
+/** The least value of each limit: below it (or not a whole number) a limit could never cut a batch. */
+const LEAST = { maxBatchEvents: 1, maxBatchBytes: 1, lingerMs: 0, maxQueuedEvents: 1 } as const;
+
 /** Limits that could never cut a batch (0, negative, NaN) are refused before anything is sent. */
 function checkLimits(options: ProducerOptions): void {
-  const wrong = (["maxBatchEvents", "maxBatchBytes", "lingerMs", "maxQueuedEvents"] as const).filter((name) => {
+  const wrong = (Object.keys(LEAST) as (keyof typeof LEAST)[]).filter((name) => {
     const value = options[name];
-    if (value === undefined) return false;
-    return !Number.isSafeInteger(value) || value < (name === "lingerMs" ? 0 : 1);
+    return value !== undefined && (!Number.isSafeInteger(value) || value < LEAST[name]);
   });
   if (wrong.length > 0) {
-    throw invalidRequest(`producer options: ${wrong.map((name) => `${name} must be a whole number of at least ${name === "lingerMs" ? 0 : 1} (got ${String(options[name])})`).join("; ")}`);
+    throw invalidRequest(`producer options: ${wrong.map((name) => `${name} must be a whole number of at least ${LEAST[name]} (got ${String(options[name])})`).join("; ")}`);
   }
 }
