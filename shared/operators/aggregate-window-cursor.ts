@@ -120,8 +120,8 @@ function columnsText({ start, window, watch }: WindowAtOpening, from: number, to
   const values: string[] = [];
   for (let row = from; row < to; row++) {
     keys.push(JSON.stringify(window.keys[row] as string));
-    const saved = watch?.savedAt(row, stride) ?? -1;
-    values.push(saved < 0 ? rowColumnsText(stride, window.values, row * stride) : rowColumnsText(stride, (watch as RowPreimages).saved, saved));
+    const saved = watch?.savedBlock(row) ?? null;
+    values.push(saved === null ? rowColumnsText(stride, window.values, row * stride) : rowColumnsText(stride, saved, (watch as RowPreimages).savedAt(row, stride)));
   }
   return windowColumnsText(start, stride, keys.join(","), values.join(","));
 }

@@ -3,10 +3,15 @@
  * (copy-on-write, `aggregate-window-cursor.ts`). Kept in typed arrays, not as a text per
  * row: a checkpoint of a 1M-key state spans hundreds of batches, which change most rows
  * meanwhile, and a string and a Map entry per row made each full GC of that time slower
- * (issue 12). Only rows with sketches keep text, for their sketches alone.
+ * (issue 12). Only rows with sketches keep text, for their sketches alone. The numbers go in
+ * blocks of {@link BLOCK_ROWS} rows, never copied: one array grown by doubling made the
+ * step that crossed a power of two allocate and copy the lot (about 10 ms at 1M rows).
  */
 import type { AggregateWindow } from "./aggregate-window.ts";
 import { rowNumbersText, rowSketchesText } from "./window-row-json.ts";
+
+/** Rows per block of kept numbers. */
+const BLOCK_ROWS = 4096;
 
 /** Preimages of the first `count` rows of a window. */
 export class RowPreimages {
@@ -14,9 +19,10 @@ export class RowPreimages {
   readonly count: number;
   /** Rows the cursor has written already: their later changes need no preimage. */
   written = 0;
-  /** Row → 1 + its place in `#saved` (0: not kept); allocated at the first change. */
+  /** Row → 1 + its place among the kept rows (0: not kept); allocated at the first change. */
   #placeOf: Int32Array | null = null;
-  #saved = new Float64Array(0);
+  /** Kept rows' numbers, `BLOCK_ROWS` rows of `stride` per block, in the order kept. */
+  readonly #blocks: Float64Array[] = [];
   #kept = 0;
   /** Sketch text of kept rows, when rows have sketches. */
   readonly #sketches = new Map<number, string>();
@@ -31,33 +37,33 @@ export class RowPreimages {
     const placeOf = (this.#placeOf ??= new Int32Array(this.count));
     if (placeOf[row] !== 0) return;
     const { stride, sketches, summaries } = window.layout;
-    if ((this.#kept + 1) * stride > this.#saved.length) {
-      const grown = new Float64Array(Math.max(1024 * stride, this.#saved.length * 2));
-      grown.set(this.#saved);
-      this.#saved = grown;
-    }
+    const place = this.#kept;
+    if (place % BLOCK_ROWS === 0) this.#blocks.push(new Float64Array(BLOCK_ROWS * stride));
+    const block = this.#blocks[this.#blocks.length - 1] as Float64Array;
+    const at = (place % BLOCK_ROWS) * stride;
     // A loop, not `set(subarray(…))`: no view object per row kept.
     const values = window.values;
-    for (let i = 0; i < stride; i++) this.#saved[this.#kept * stride + i] = values[row * stride + i] as number;
+    for (let i = 0; i < stride; i++) block[at + i] = values[row * stride + i] as number;
     if (sketches + summaries > 0) this.#sketches.set(row, rowSketchesText(window, row));
     placeOf[row] = ++this.#kept;
   }
 
-  /** The kept rows' numbers (`layout.stride` per kept row): read with {@link savedAt}. */
-  get saved(): Float64Array {
-    return this.#saved;
+  /** The block holding `row`'s numbers as of the opening (from {@link savedAt}), or null when it has not changed since. */
+  savedBlock(row: number): Float64Array | null {
+    const place = this.#placeOf?.[row] ?? 0;
+    return place === 0 ? null : (this.#blocks[Math.floor((place - 1) / BLOCK_ROWS)] as Float64Array);
   }
 
-  /** Where `row`'s numbers as of the opening start in {@link saved} (rows of `stride`), or -1 when it has not changed since. */
+  /** Where `row`'s numbers start in its {@link savedBlock} (rows of `stride`); only for a row kept. */
   savedAt(row: number, stride: number): number {
-    const place = this.#placeOf?.[row] ?? 0;
-    return place === 0 ? -1 : (place - 1) * stride;
+    return ((((this.#placeOf as Int32Array)[row] as number) - 1) % BLOCK_ROWS) * stride;
   }
 
   /** The accumulator text of `row` as of the opening, or undefined when it has not changed since. */
   textOf(window: AggregateWindow, row: number): string | undefined {
     const place = this.#placeOf?.[row] ?? 0;
     if (place === 0) return undefined;
-    return `${rowNumbersText(window.layout, this.#saved, (place - 1) * window.layout.stride)}${this.#sketches.get(row) ?? ""}}`;
+    const { stride } = window.layout;
+    return `${rowNumbersText(window.layout, this.savedBlock(row) as Float64Array, this.savedAt(row, stride))}${this.#sketches.get(row) ?? ""}}`;
   }
 }

@@ -64,6 +64,8 @@ describe("the window-aggregate state", () => {
     const slices = drain(cursor);
     expect(slices).toHaveLength(20);
     expect(slices.every((slice) => !slice.includes('"n":2'))).toBe(true);
+    // Row for row, across the blocks the preimages are kept in: what a state fed once writes.
+    expect(slices).toEqual(drain(fedFromLog(text).cursor(1_000)));
     expect(live.openResults({ limit: 1 })[0]?.values.n).toBe(2);
   });
 
