@@ -25,12 +25,16 @@ export function onInvalid(
   result: ({ success: true } | { success: false; error: z.core.$ZodError }) & { target: string; data?: unknown },
   c: Context,
 ): Response | undefined {
-  if (result.success) return undefined;
+  return result.success ? undefined : invalidAnswer(c, result.target, result.error, result.data);
+}
+
+/** The `400 INVALID_REQUEST` for `data` of `target` ("json", "query", "param", "header") that failed to parse with `error`. */
+export function invalidAnswer(c: Context, target: string, error: z.core.$ZodError, data: unknown): Response {
   // Only a JSON body has a root worth naming; a query string's unknown parameter is just that.
-  const sentences = describeIssues(result.error.issues, result.data, [], result.target === "json" ? "(body)" : "");
+  const sentences = describeIssues(error.issues, data, [], target === "json" ? "(body)" : "");
   const more = sentences.length > 3 ? ` (and ${sentences.length - 3} more in details)` : "";
-  const message = `invalid ${TARGETS[result.target] ?? result.target}: ${sentences.slice(0, 3).join("; ")}${more}`;
-  return errorResponse(c, new FluxError("INVALID_REQUEST", message, z.treeifyError(result.error)));
+  const message = `invalid ${TARGETS[target] ?? target}: ${sentences.slice(0, 3).join("; ")}${more}`;
+  return errorResponse(c, new FluxError("INVALID_REQUEST", message, z.treeifyError(error)));
 }
 
 /** `app.onError`: Flux errors through the table, Hono's own 4xx kept as 4xx, the rest a logged 500. */

@@ -11,13 +11,13 @@ import { FluxError } from "../../shared/errors.ts";
 import { isNdjson, parseEventsBody } from "../../shared/ingest/parse-body.ts";
 import { routeEvents } from "../../shared/ingest/route-events.ts";
 import { NameSchema } from "../../shared/wire/dataflow-spec.ts";
-import { ProducerHeadersSchema } from "../../shared/wire/ingest.ts";
 import { ingestAnswer } from "../../shared/router/ingest-answer.ts";
 import type { AppEnv } from "../app-env.ts";
 import { checkStreamEvents } from "../../shared/ingest/check-stream-events.ts";
 import { countRefusal, replicaPort, reportFailure, reportSuspect, routeStream } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
 import { noQueryParameters } from "../no-query.ts";
+import { producerKey } from "../producer-headers.ts";
 import { decodeUtf8, mediaTypeOf, requireUtf8Charset } from "../json-body.ts";
 import { writeBatch } from "../../shared/router/write-batch.ts";
 import type { InProgress } from "../../shared/router/write-coalescer.ts";
@@ -36,14 +36,14 @@ export const eventsRoutes = new Hono<AppEnv>()
   "/:stream/events",
   zValidator("param", z.object({ stream: NameSchema }), onInvalid),
   noQueryParameters,
-  zValidator("header", ProducerHeadersSchema, onInvalid),
   async (c) => {
     const { stream } = c.req.valid("param");
-    const { "flux-producer-id": producer, "flux-seq": seq } = c.req.valid("header");
+    const key = producerKey(c);
+    if (key instanceof Response) return key;
     // While this request is in progress, other requests' writes to an idle primary may wait briefly for its sub-batches.
     const request = c.get("coalescer").enter();
     try {
-      return c.json(await ingest(c, stream, { producer, seq }, request));
+      return c.json(await ingest(c, stream, key, request));
     } finally {
       request.leave();
     }
