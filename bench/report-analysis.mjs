@@ -37,10 +37,10 @@ function batchSizes(results) {
  * Why R=2 at P=16 cannot reach 0.7 × P=1 locally by merging alone: 8 producers can merge at most 8
  * sub-batches of one partition into a call, so each batch costs at least P/8 write calls and as
  * many forwards; each is at least an object call that commits a row, which `npm run bench:calls`
- * measured at 233–280 µs of CPU (state on disk, 2026-12-01). The floor assumes the lower figure
+ * measured at 233–280 µs of CPU on 2026-12-01 and 204–206 on 2026-12-03 (state on disk). The floor assumes the lower figure
  * and nothing else paid per sub-batch.
  */
-const CALL_WITH_COMMIT_US = 233;
+const CALL_WITH_COMMIT_US = 204;
 function partitionFloor(results) {
   const p1 = cell(results, "Flux R=2", 1);
   const p16 = cell(results, "Flux R=2", 16);
@@ -53,7 +53,7 @@ function partitionFloor(results) {
   const perExtraCall = (p16.cpuMicrosPerEvent * 100 - batch1) / (calls16 - calls1);
   return `A floor for P16/P1: with 8 producers a call can carry at most 8 sub-batches of one partition, so at
   P=16 each batch costs at least ${minCalls} calls (2 writes and 2 forwards), against ${fmt(calls1, 2)} at P=1 in this run (${fmt(calls16, 1)} at P=16). Each is at
-  least an object call that commits a row, ${CALL_WITH_COMMIT_US}–280 µs of CPU (\`npm run bench:calls\`, 2026-12-01). With
+  least an object call that commits a row, ${CALL_WITH_COMMIT_US}–280 µs of CPU (\`npm run bench:calls\`: 233–280 on 2026-12-01, 204–206 on 2026-12-03). With
   perfect merging and nothing else paid per sub-batch, a P=16 batch would still cost ${fmt(floor, 0)} µs of CPU against ${fmt(batch1, 0)} at P=1:
   a ratio of at most ${fmt(batch1 / floor, 2)} at equal core share. This run paid ${fmt(perExtraCall, 0)} µs of CPU per call beyond P=1's.`;
 }
@@ -93,6 +93,22 @@ export function analysisSection(results) {
 - **Where the CPU goes** (profile above, P=4, R=2): ${roles ?? "not profiled in this run"}.
   Heaviest product functions: ${top ?? "n/a"}. SQLite's own calls (\`exec\`, \`transactionSync\`)
   take ${sqlite === undefined ? "n/a" : pct(sqlite)} of the samples.
+- **R=2 against plain at P=4, from day to day.** The full runs of 2026-12-02 gave 1.07 and
+  0.98; the one of 2026-12-03, on a day every design ran about 1.7–1.9× faster, gave 0.89
+  (rounds 0.88–0.92). Plain's CPU per event fell further than Flux R=2's: 27.5 → 14.3 µs
+  against 26.6 → 17.0. Commits do not explain the gap: plain commits 4 times per batch and
+  Flux R=2 about twice, and a commit is what the disk makes dearer. What Flux pays beyond
+  plain is on the router: profiles of 2026-12-03 (\`npm run bench -- --profile [--plain]\`)
+  gave the router 8.6–9.3 µs of sampled CPU per event against the plain Worker's 5.0–5.6,
+  and the replicas together 8.0 against the plain objects' 6.5. On the router, token
+  checks, Hono's middleware, the coalescer's polls and the longer answer are each 1–3% of the
+  samples; the rest is what plain pays too, per call and per parse. Two cuts were tried that
+  day: reading the two producer headers directly instead of through Hono's header validator
+  (kept: its copy of every header went from 1.5% of samples to 0.3%; throughput within noise
+  of before, 41,968 against 42,063 events/s, medians of three \`--cells --rounds 3\` rounds),
+  and letting callers that wait for a call they do not lead sleep until 0.6 of a typical call
+  instead of polling every millisecond (discarded: the timers' share stayed at 2.3%,
+  presumably because most polls are made by callers first in line, which must poll).
 - **Ingest during seeding.** ${seedingNumbers(results, big)} The fresh replica
   restores one slice per copied row, log pages for catch-up carry about 128k characters of
   records each, and while the survivor takes writes the monitor pauses after each copy call
@@ -108,15 +124,20 @@ export function analysisSection(results) {
   2,000-event writes themselves. In the pure code (Node, storage a no-op) such a checkpoint
   took 199 steps; the longest 2,000-event write meanwhile took 79 ms (median 18 ms), where
   the checkpoint in one step took ~2 s (808 ms to split the state, the rest to serialize it).
-  What the longest stall is, locally, is mostly the disk under SQLite. Profiled runs of
+  How long the longest stall is, locally, depends mostly on the disk under SQLite, which
+  varies from day to day on this shared machine. Profiled runs of
   \`npm run bench -- --recovery-only --keys 1000000 --after-matrix --cpuprofile <dir>\`
-  on 2026-12-02 gave 122 and 343 ms with the state on disk (the full runs that day: 318 and
-  614 ms), and 40 and 80 ms with the state on tmpfs (\`TMPDIR=/dev/shm\`; its longest stall
-  a step slicing a checkpoint row). Of the 343 ms, 330 were the synchronous part of one call
-  the primary made inside a write step, presumably the step's SQLite commit being written
-  before the call leaves. The product's own steps stay well under the probe timeout; a
-  commit on this machine's disk does not (\`npm run bench:calls\`: a call that commits one
-  row costs about twice as much on disk as on tmpfs). On the platform, storage is neither.
+  gave, with the state on disk, 122 and 343 ms on 2026-12-02 (the full runs that day: 318
+  and 614 ms) and 58, 48 and 55 ms on 2026-12-03 (the full run that day: 133 ms). With the
+  state on tmpfs (\`TMPDIR=/dev/shm\`) they gave 40 and 80 ms on 2026-12-02. Of the 343 ms, 330
+  were the synchronous part of one call the primary made inside a write step, presumably the
+  step's SQLite commit being written before the call leaves; on 2026-12-03, traced with
+  \`strace\`, no \`fsync\` of workerd's took longer than 15 ms, and the longest stall was
+  41–46 ms of self time in \`rowForUpdate\` (its \`Map\` lookup, by the profile's line ticks)
+  under the primary's apply of acknowledged entries. The product's own steps stay well under
+  the probe timeout; a commit on this machine's disk does not always (\`npm run bench:calls\`:
+  a call that commits one row costs about three times as much on disk as on tmpfs, 204 against
+  58 µs on 2026-12-03). On the platform, storage is neither.
 - **Full garbage collections.** workerd runs V8 with incremental marking off, so every full
   GC is one pause of the whole isolate, as long as marking its live heap takes; locally that
   isolate holds the router, the monitor and both replicas' copies of the state. A stall
