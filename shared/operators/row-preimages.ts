@@ -10,7 +10,7 @@
 import type { AggregateWindow } from "./aggregate-window.ts";
 import { rowNumbersText, rowSketchesText } from "./window-row-json.ts";
 
-/** Rows per block of kept numbers. */
+/** Rows per block of kept numbers at most (a window of fewer rows has blocks of its size). */
 const BLOCK_ROWS = 4096;
 
 /** Preimages of the first `count` rows of a window. */
@@ -21,7 +21,9 @@ export class RowPreimages {
   written = 0;
   /** Row → 1 + its place among the kept rows (0: not kept); allocated at the first change. */
   #placeOf: Int32Array | null = null;
-  /** Kept rows' numbers, `BLOCK_ROWS` rows of `stride` per block, in the order kept. */
+  /** Rows per block: never more than the window had at the opening, so a small one allocates little. */
+  readonly #blockRows: number;
+  /** Kept rows' numbers, `#blockRows` rows of `stride` per block, in the order kept. */
   readonly #blocks: Float64Array[] = [];
   #kept = 0;
   /** Sketch text of kept rows, when rows have sketches. */
@@ -29,6 +31,7 @@ export class RowPreimages {
 
   constructor(count: number) {
     this.count = count;
+    this.#blockRows = Math.max(1, Math.min(BLOCK_ROWS, count));
   }
 
   /** Keeps `row` as it is now unless it was kept already or was added after the opening. */
@@ -38,9 +41,9 @@ export class RowPreimages {
     if (placeOf[row] !== 0) return;
     const { stride, sketches, summaries } = window.layout;
     const place = this.#kept;
-    if (place % BLOCK_ROWS === 0) this.#blocks.push(new Float64Array(BLOCK_ROWS * stride));
+    if (place % this.#blockRows === 0) this.#blocks.push(new Float64Array(this.#blockRows * stride));
     const block = this.#blocks[this.#blocks.length - 1] as Float64Array;
-    const at = (place % BLOCK_ROWS) * stride;
+    const at = (place % this.#blockRows) * stride;
     // A loop, not `set(subarray(…))`: no view object per row kept.
     const values = window.values;
     for (let i = 0; i < stride; i++) block[at + i] = values[row * stride + i] as number;
@@ -51,12 +54,12 @@ export class RowPreimages {
   /** The block holding `row`'s numbers as of the opening (from {@link savedAt}), or null when it has not changed since. */
   savedBlock(row: number): Float64Array | null {
     const place = this.#placeOf?.[row] ?? 0;
-    return place === 0 ? null : (this.#blocks[Math.floor((place - 1) / BLOCK_ROWS)] as Float64Array);
+    return place === 0 ? null : (this.#blocks[Math.floor((place - 1) / this.#blockRows)] as Float64Array);
   }
 
   /** Where `row`'s numbers start in its {@link savedBlock} (rows of `stride`); only for a row kept. */
   savedAt(row: number, stride: number): number {
-    return ((((this.#placeOf as Int32Array)[row] as number) - 1) % BLOCK_ROWS) * stride;
+    return ((((this.#placeOf as Int32Array)[row] as number) - 1) % this.#blockRows) * stride;
   }
 
   /** The accumulator text of `row` as of the opening, or undefined when it has not changed since. */
