@@ -97,7 +97,12 @@ export function analysisSection(results) {
   0.98; the one of 2026-12-03, on a day every design ran about 1.7–1.9× faster, gave 0.89
   (rounds 0.88–0.92). Plain's CPU per event fell further than Flux R=2's: 27.5 → 14.3 µs
   against 26.6 → 17.0. Commits do not explain the gap: plain commits 4 times per batch and
-  Flux R=2 about twice, and a commit is what the disk makes dearer. What Flux pays beyond
+  Flux R=2 about twice, and a commit is what the disk makes dearer. With the state on tmpfs
+  (\`TMPDIR=/dev/shm npm run bench -- --cells --partitions 4 --rounds 3\`, 2026-12-03, medians
+  of three rounds) plain ran at 97,888 events/s and 9.6 µs of CPU per event, Flux R=2 at
+  66,987 and 12.7, Flux R=1 at 77,953 and 10.2: R=2/plain 0.68, R=2/R=1 0.86. So on this disk
+  the standby's commit is most of what R=2 loses against R=1, while against plain the gap
+  is CPU that Flux spends beyond a commit. What Flux pays beyond
   plain is on the router: profiles of 2026-12-03 (\`npm run bench -- --profile [--plain]\`)
   gave the router 8.6–9.3 µs of sampled CPU per event against the plain Worker's 5.0–5.6,
   and the replicas together 8.0 against the plain objects' 6.5. On the router, token
