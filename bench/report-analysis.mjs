@@ -102,7 +102,10 @@ export function analysisSection(results) {
   of three rounds) plain ran at 97,888 events/s and 9.6 µs of CPU per event, Flux R=2 at
   66,987 and 12.7, Flux R=1 at 77,953 and 10.2: R=2/plain 0.68, R=2/R=1 0.86. So on this disk
   the standby's commit is most of what R=2 loses against R=1, while against plain the gap
-  is CPU that Flux spends beyond a commit. What Flux pays beyond
+  is CPU that Flux spends beyond a commit. A commit costs this much here because local
+  workerd's SQLite calls \`fsync\` at every commit: under \`strace -c\`, 10,000 one-row commits
+  of \`npm run bench:calls\`' insert call made 10,186 \`fsync\` calls, and a \`--cells\` round
+  21,892. What Flux pays beyond
   plain is on the router: profiles of 2026-12-03 (\`npm run bench -- --profile [--plain]\`)
   gave the router 8.6–9.3 µs of sampled CPU per event against the plain Worker's 5.0–5.6,
   and the replicas together 8.0 against the plain objects' 6.5. On the router, token
