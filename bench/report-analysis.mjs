@@ -103,10 +103,10 @@ export function analysisSection(results) {
   66,987 and 12.7, Flux R=1 at 77,953 and 10.2: R=2/plain 0.68, R=2/R=1 0.86. So on this disk
   the standby's commit is most of what R=2 loses against R=1, while against plain the gap
   is CPU that Flux spends beyond a commit. A commit costs this much here because local
-  workerd's SQLite calls \`fsync\` at every commit: under \`strace -c\`, 10,000 one-row commits
-  of \`npm run bench:calls\`' insert call made 10,186 \`fsync\` calls, and a \`--cells\` round
-  21,892. What Flux pays beyond
-  plain is on the router: profiles of 2026-12-03 (\`npm run bench -- --profile [--plain]\`)
+  workerd's SQLite calls \`fsync\` at every commit: under \`strace -c\`, a copy of
+  \`npm run bench:calls\` making only its insert call (10,000 one-row commits) made 10,186
+  \`fsync\` calls, and one \`--cells --partitions 4\` round (three cells) 21,892. What Flux
+  pays beyond plain is on the router: profiles of 2026-12-03 (\`npm run bench -- --profile [--plain]\`)
   gave the router 8.6–9.3 µs of sampled CPU per event against the plain Worker's 5.0–5.6,
   and the replicas together 8.0 against the plain objects' 6.5. On the router, token
   checks, Hono's middleware, the coalescer's polls and the longer answer are each 1–3% of the
@@ -140,9 +140,9 @@ export function analysisSection(results) {
   state on tmpfs (\`TMPDIR=/dev/shm\`) they gave 40 and 80 ms on 2026-12-02. Of the 343 ms, 330
   were the synchronous part of one call the primary made inside a write step, presumably the
   step's SQLite commit being written before the call leaves; on 2026-12-03, traced with
-  \`strace\`, no \`fsync\` of workerd's took longer than 15 ms, and the longest stall was
-  41–46 ms of self time in \`rowForUpdate\` (its \`Map\` lookup, by the profile's line ticks)
-  under the primary's apply of acknowledged entries. The product's own steps stay well under
+  \`strace\`, no \`fsync\` of workerd's took longer than 15 ms, and the longest stalls (48–58 ms)
+  were mostly self time in \`rowForUpdate\` (41–49 ms; its \`Map\` lookup, by the profile's
+  line ticks) under the primary's apply of acknowledged entries. The product's own steps stay well under
   the probe timeout; a commit on this machine's disk does not always (\`npm run bench:calls\`:
   a call that commits one row costs about three times as much on disk as on tmpfs, 204 against
   58 µs on 2026-12-03). On the platform, storage is neither.
