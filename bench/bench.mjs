@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { freePort, profileScenario, startIsolateProfile } from "./profile.mjs";
 import { explainStalls, fullRunPrelude, gcTrace } from "./stall-trace.mjs";
 import { writeReport } from "./report.mjs";
+import { tmpfsCells } from "./tmpfs-cells.mjs";
 import { costProfile, countedEvents, failover, rawBaseline, recovery } from "./scenarios.mjs";
 
 /** Rounds of the 100-event throughput cells in a full run (one in `--quick`): one design's cells varied by up to a fifth within a run. */
@@ -250,6 +251,8 @@ try {
   log(q ? `  quiet day (${q.roundsPerDay} idle rounds at the measured cost per round): $${q.usdPerDay.total.toFixed(4)}` : "  quiet day not priced: no idle probe round in the window (the monitor had not backed off yet)");
 
   if (!quick) {
+    log("the P=4 cells again, with the state on tmpfs (what the disk adds to each commit)");
+    results.tmpfs = await tmpfsCells(scriptPath, plainPath, durationMs, MATRIX_ROUNDS, log);
     log("profile: V8 CPU profile of a steady P=4, R=2 run");
     results.profile = await profileScenario(scriptPath, 10_000, log);
     log("profile: the plain baseline's isolate under the same load");

@@ -58,6 +58,31 @@ function partitionFloor(results) {
   a ratio of at most ${fmt(batch1 / floor, 2)} at equal core share. This run paid ${fmt(perExtraCall, 0)} µs of CPU per call beyond P=1's.`;
 }
 
+/** Flux R=2 against plain at P=4 in this run: the median rounds' ratio, each round's, and their CPU per event. */
+function p4Rounds(results) {
+  const r2 = cell(results, "Flux R=2", 4);
+  const plain = cell(results, "plain", 4);
+  if (!r2 || !plain) return "this run has no P=4 cells.";
+  const byRound = (r2.rounds ?? []).map((r, i) => r.eventsPerSecond / (plain.rounds?.[i]?.eventsPerSecond ?? NaN)).filter(Number.isFinite);
+  const range = byRound.length > 1 ? ` (rounds ${fmt(Math.min(...byRound), 2)}–${fmt(Math.max(...byRound), 2)})` : "";
+  return `this run gave ${fmt(r2.eventsPerSecond / plain.eventsPerSecond, 2)}${range}, with ${fmt(r2.cpuMicrosPerEvent, 1)} and ${fmt(plain.cpuMicrosPerEvent, 1)} µs.`;
+}
+
+/** The P=4 cells of this run again with the state on tmpfs (\`bench/tmpfs-cells.mjs\`), beside the ones on disk. */
+function tmpfsSentence(results) {
+  const onTmpfs = (label) => results.tmpfs?.matrix.find((c) => c.label === label);
+  const [r1, r2, plain] = ["Flux R=1", "Flux R=2", "plain"].map(onTmpfs);
+  if (!r1 || !r2 || !plain) return "The P=4 cells with the state on tmpfs were not measured in this run.";
+  const [d1, d2, dPlain] = ["Flux R=1", "Flux R=2", "plain"].map((label) => cell(results, label, 4));
+  const cpu = (c) => `${fmt(c.eventsPerSecond)} events/s at ${fmt(c.cpuMicrosPerEvent, 1)} µs of CPU per event`;
+  const ratio = (a, b) => fmt(a.eventsPerSecond / b.eventsPerSecond, 2);
+  return `The same run measured the P=4 cells again with the state on tmpfs (median rounds of
+  ${results.tmpfs.rounds.length / 3}, each design in a fresh workerd): plain ${cpu(plain)}, Flux R=2 ${cpu(r2)}, Flux R=1
+  ${cpu(r1)}. R=2/R=1 is ${ratio(r2, r1)} there against ${d1 && d2 ? ratio(d2, d1) : "n/a"} on disk, R=2/plain
+  ${ratio(r2, plain)} against ${d2 && dPlain ? ratio(d2, dPlain) : "n/a"}: where a ratio is higher on tmpfs, the disk's commits
+  are part of what R=2 loses; where it is lower, the gap is CPU that R=2 spends beyond them.`;
+}
+
 /** The Markdown of the analysis section. */
 export function analysisSection(results) {
   const b100 = results.matrix.filter((c) => c.batchSize === 100);
@@ -94,15 +119,9 @@ export function analysisSection(results) {
   Heaviest product functions: ${top ?? "n/a"}. SQLite's own calls (\`exec\`, \`transactionSync\`)
   take ${sqlite === undefined ? "n/a" : pct(sqlite)} of the samples.
 - **R=2 against plain at P=4, from day to day.** The full runs of 2026-12-02 gave 1.07 and
-  0.98; the one of 2026-12-03, on a day every design ran about 1.7–1.9× faster, gave 0.89
-  (rounds 0.88–0.92). Plain's CPU per event fell further than Flux R=2's: 27.5 → 14.3 µs
-  against 26.6 → 17.0. Commits do not explain the gap: plain commits 4 times per batch and
-  Flux R=2 about twice, and a commit is what the disk makes dearer. With the state on tmpfs
-  (\`TMPDIR=/dev/shm npm run bench -- --cells --partitions 4 --rounds 3\`, 2026-12-03, medians
-  of three rounds) plain ran at 97,888 events/s and 9.6 µs of CPU per event, Flux R=2 at
-  66,987 and 12.7, Flux R=1 at 77,953 and 10.2: R=2/plain 0.68, R=2/R=1 0.86. So on this disk
-  the standby's commit is most of what R=2 loses against R=1, while against plain the gap
-  is CPU that Flux spends beyond a commit. A commit costs this much here because local
+  0.98, with Flux R=2 at 26.6 µs of CPU per event and plain at 27.5 in the second; ${p4Rounds(results)}
+  Commits do not explain the gap: plain commits 4 times per batch and Flux R=2 about twice,
+  and a commit is what the disk makes dearer. ${tmpfsSentence(results)} A commit costs this much here because local
   workerd's SQLite calls \`fsync\` at every commit: under \`strace -c\`, a copy of
   \`npm run bench:calls\` making only its insert call (10,000 one-row commits) made 10,186
   \`fsync\` calls, and one \`--cells --partitions 4\` round (three cells) 21,892. What Flux
@@ -136,7 +155,7 @@ export function analysisSection(results) {
   varies from day to day on this shared machine. Profiled runs of
   \`npm run bench -- --recovery-only --keys 1000000 --after-matrix --cpuprofile <dir>\`
   gave, with the state on disk, 122 and 343 ms on 2026-12-02 (the full runs that day: 318
-  and 614 ms) and 58, 48 and 55 ms on 2026-12-03 (the full run that day: 133 ms). With the
+  and 614 ms) and 58, 48 and 55 ms on 2026-12-03 (the first full run that day: 133 ms). With the
   state on tmpfs (\`TMPDIR=/dev/shm\`) they gave 40 and 80 ms on 2026-12-02. Of the 343 ms, 330
   were the synchronous part of one call the primary made inside a write step, presumably the
   step's SQLite commit being written before the call leaves; on 2026-12-03, traced with
