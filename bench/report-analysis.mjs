@@ -77,7 +77,7 @@ function tmpfsSentence(results) {
   const cpu = (c) => `${fmt(c.eventsPerSecond)} events/s at ${fmt(c.cpuMicrosPerEvent, 1)} µs of CPU per event`;
   const ratio = (a, b) => fmt(a.eventsPerSecond / b.eventsPerSecond, 2);
   return `The same run measured the P=4 cells again with the state on tmpfs (median rounds of
-  ${results.tmpfs.rounds.length / 3}, each design in a fresh workerd): plain ${cpu(plain)}, Flux R=2 ${cpu(r2)}, Flux R=1
+  ${r2.rounds?.length ?? 1}, each design in a fresh workerd): plain ${cpu(plain)}, Flux R=2 ${cpu(r2)}, Flux R=1
   ${cpu(r1)}. R=2/R=1 is ${ratio(r2, r1)} there against ${d1 && d2 ? ratio(d2, d1) : "n/a"} on disk, R=2/plain
   ${ratio(r2, plain)} against ${d2 && dPlain ? ratio(d2, dPlain) : "n/a"}: where a ratio is higher on tmpfs, the disk's commits
   are part of what R=2 loses; where it is lower, the gap is CPU that R=2 spends beyond them.`;
