@@ -13,15 +13,18 @@ import { inRounds, matrixCell, matrixPlan, medianRounds } from "./matrix.mjs";
  * @returns every round and each design's median round, or null when there is no /dev/shm.
  */
 export async function tmpfsCells(scriptPath, plainPath, durationMs, rounds, log) {
-  let dirs;
+  const dirs = [];
   try {
-    dirs = [mkdtempSync("/dev/shm/flux-bench-tmpfs-"), mkdtempSync("/dev/shm/flux-bench-tmpfs-plain-")];
+    for (const prefix of ["flux-bench-tmpfs-", "flux-bench-tmpfs-plain-"]) dirs.push(mkdtempSync(`/dev/shm/${prefix}`));
   } catch {
+    dirs.forEach(removeDir);
     log("  no /dev/shm: the cells on tmpfs are not measured");
     return null;
   }
-  const instances = { flux: await startFlux(scriptPath, dirs[0]), plain: await startPlain(plainPath, dirs[1]), before: null };
+  const instances = { flux: null, plain: null, before: null };
   try {
+    instances.flux = await startFlux(scriptPath, dirs[0]);
+    instances.plain = await startPlain(plainPath, dirs[1]);
     const self = { flux: await counterSelfCost(() => readCounters(instances.flux.url)), plain: await counterSelfCost(() => readCounters(instances.plain.url)), before: 0 };
     const cells = matrixPlan(false, durationMs, false).filter((c) => c.batchSize === 100 && c.partitions === 4);
     const all = [];
@@ -32,8 +35,8 @@ export async function tmpfsCells(scriptPath, plainPath, durationMs, rounds, log)
     }
     return { rounds: all, matrix: medianRounds(all) };
   } finally {
-    await instances.flux.stop();
-    await instances.plain.stop();
+    await instances.flux?.stop();
+    await instances.plain?.stop();
     dirs.forEach(removeDir);
   }
 }
