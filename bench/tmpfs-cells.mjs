@@ -25,7 +25,8 @@ export async function tmpfsCells(scriptPath, plainPath, durationMs, rounds, log)
   try {
     instances.flux = await startFlux(scriptPath, dirs[0]);
     instances.plain = await startPlain(plainPath, dirs[1]);
-    const self = { flux: await counterSelfCost(() => readCounters(instances.flux.url)), plain: await counterSelfCost(() => readCounters(instances.plain.url)), before: 0 };
+    const self = {};
+    for (const [name, instance] of Object.entries(instances)) self[name] = instance ? await counterSelfCost(() => readCounters(instance.url)) : 0;
     const cells = matrixPlan(false, durationMs, false).filter((c) => c.batchSize === 100 && c.partitions === 4);
     const all = [];
     for (const cell of inRounds(cells, rounds)) {

@@ -64,9 +64,8 @@ export class RowPreimages {
 
   /** The accumulator text of `row` as of the opening, or undefined when it has not changed since. */
   textOf(window: AggregateWindow, row: number): string | undefined {
-    const place = this.#placeOf?.[row] ?? 0;
-    if (place === 0) return undefined;
-    const { stride } = window.layout;
-    return `${rowNumbersText(window.layout, this.savedBlock(row) as Float64Array, this.savedAt(row, stride))}${this.#sketches.get(row) ?? ""}}`;
+    const block = this.savedBlock(row);
+    if (block === null) return undefined;
+    return `${rowNumbersText(window.layout, block, this.savedAt(row, window.layout.stride))}${this.#sketches.get(row) ?? ""}}`;
   }
 }
