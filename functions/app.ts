@@ -79,12 +79,16 @@ export function createApp(): Hono<AppEnv> {
   app.use("/v1/*", authenticate);
   // Built once per isolate with its configuration (the limit is fixed for the isolate's life).
   let limitBody: MiddlewareHandler<AppEnv> | undefined;
-  app.use("/v1/*", (c, next) => {
+  app.use("/v1/*", async (c, next) => {
     const { maxBodyBytes } = c.get("config");
-    limitBody ??= bodyLimit({
-      maxSize: maxBodyBytes,
-      onError: (c2) => errorResponse(c2, new FluxError("PAYLOAD_TOO_LARGE", `request body exceeds ${maxBodyBytes} bytes`, { limit: maxBodyBytes })),
-    });
+    const tooLarge = (c2: Context) => errorResponse(c2, new FluxError("PAYLOAD_TOO_LARGE", `request body exceeds ${maxBodyBytes} bytes`, { limit: maxBodyBytes }));
+    // A POST or PUT that states its length, the usual case, is judged by it as the middleware
+    // would judge it, without making its body a stream first (about 1% of all CPU at P=4, R=2).
+    const length = c.req.raw.headers.get("content-length");
+    if (length !== null && (c.req.method === "POST" || c.req.method === "PUT") && !c.req.raw.headers.has("transfer-encoding")) {
+      return parseInt(length, 10) > maxBodyBytes ? tooLarge(c) : next();
+    }
+    limitBody ??= bodyLimit({ maxSize: maxBodyBytes, onError: tooLarge });
     return limitBody(c, next);
   });
 

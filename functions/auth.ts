@@ -67,7 +67,7 @@ async function identify(env: Env, token: string, inUrl: boolean): Promise<Princi
     throw new FluxError("UNAUTHORIZED", `the signed token ${why[verdict.reason]}`);
   }
   if (inUrl) throw new FluxError("UNAUTHORIZED", "a long-lived token is never accepted in a URL or a subprotocol; mint a read token (POST /v1/admin/tokens)");
-  const match = await matchToken(token, [env.FLUX_ADMIN_TOKEN ?? "", env.FLUX_API_TOKEN ?? ""]);
+  const match = matchToken(token, [env.FLUX_ADMIN_TOKEN ?? "", env.FLUX_API_TOKEN ?? ""]);
   if (match === 0) return { kind: "admin" };
   if (match === 1) return { kind: "api" };
   throw new FluxError("UNAUTHORIZED", "wrong bearer token");

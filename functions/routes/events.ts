@@ -3,14 +3,14 @@
  * on any error), then runs the replication protocol for every partition it touches and
  * answers 200 only when each holds it on all its replicas.
  */
-import { Hono, type Context } from "hono";
+import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { zValidator } from "@hono/zod-validator";
 import { z } from "zod";
 import { DeadlineTimer } from "../../platform/deadline-timer.ts";
 import { FluxError } from "../../shared/errors.ts";
 import { isNdjson, parseEventsBody } from "../../shared/ingest/parse-body.ts";
 import { routeEvents } from "../../shared/ingest/route-events.ts";
-import { NameSchema } from "../../shared/wire/dataflow-spec.ts";
+import { isName, NameSchema } from "../../shared/wire/dataflow-spec.ts";
 import { ingestAnswer } from "../../shared/router/ingest-answer.ts";
 import type { AppEnv } from "../app-env.ts";
 import { checkStreamEvents } from "../../shared/ingest/check-stream-events.ts";
@@ -21,6 +21,8 @@ import { producerKey } from "../producer-headers.ts";
 import { decodeUtf8, mediaTypeOf, requireUtf8Charset } from "../json-body.ts";
 import { writeBatch } from "../../shared/router/write-batch.ts";
 import type { InProgress } from "../../shared/router/write-coalescer.ts";
+
+const checkStream: MiddlewareHandler = zValidator("param", z.object({ stream: NameSchema }), onInvalid);
 
 export const eventsRoutes = new Hono<AppEnv>()
   // Every refused batch that reached this route is counted (by stream and code) for the dashboard;
@@ -34,10 +36,11 @@ export const eventsRoutes = new Hono<AppEnv>()
   })
   .post(
   "/:stream/events",
-  zValidator("param", z.object({ stream: NameSchema }), onInvalid),
+  // A valid name (the usual case) skips the validator, about 1% of all CPU at P=4, R=2 (issue 12's profile); it answers the others.
+  (c, next) => (isName(c.req.param("stream")) ? next() : checkStream(c, next)),
   noQueryParameters,
   async (c) => {
-    const { stream } = c.req.valid("param");
+    const stream = c.req.param("stream");
     const key = producerKey(c);
     if (key instanceof Response) return key;
     // While this request is in progress, other requests' writes to an idle primary may wait briefly for its sub-batches.

@@ -7,6 +7,9 @@ import { FieldPathSchema } from "../field-path.ts";
 import { FilterSchema, StoredFilterSchema } from "./filter.ts";
 import { checkSpec } from "./spec-checks.ts";
 
+/** The characters of {@link NameSchema}'s names (its length is checked apart). */
+const NAME_PATTERN = /^(?!__)[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+
 /**
  * Names of streams, dataflows and aggregates: letters, digits, `_`, `-`, `.`, at most 64,
  * starting with a letter, digit or `_` (so never `.` or `..` in a path), but not with `__`
@@ -15,7 +18,12 @@ import { checkSpec } from "./spec-checks.ts";
 export const NameSchema = z
   .string()
   .max(64)
-  .regex(/^(?!__)[A-Za-z0-9_][A-Za-z0-9_.-]*$/, "use letters, digits, '_', '-' or '.', starting with a letter, digit or '_' but not '__' (at most 64)");
+  .regex(NAME_PATTERN, "use letters, digits, '_', '-' or '.', starting with a letter, digit or '_' but not '__' (at most 64)");
+
+/** Whether {@link NameSchema} accepts `value`, told without running it (the ingest route checks each batch's stream so). */
+export function isName(value: string): boolean {
+  return value.length <= 64 && NAME_PATTERN.test(value);
+}
 
 /**
  * How a spec names fields: `field`, a field it reads (a path into the event, or with

@@ -1,7 +1,12 @@
 /** HTTP-level shapes of ingest: the producer headers and the success response. */
 import { z } from "zod";
 
-/** `Flux-Producer-Id` and `Flux-Seq`: the batch's idempotency key. */
+/** A valid `Flux-Producer-Id`, whole: 1 to 128 letters, digits, '_', '.', ':' or '-'. */
+const PRODUCER_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+/** A `Flux-Seq` in decimal; it is valid if its number is also at most 2^53 - 1. */
+const SEQ_DIGITS = /^[1-9][0-9]{0,15}$/;
+
+/** `Flux-Producer-Id` and `Flux-Seq`: the batch's idempotency key (these messages name what is wrong). */
 export const ProducerHeadersSchema = z.object({
   "flux-producer-id": z
     .string({ error: "Flux-Producer-Id header is required" })
@@ -10,11 +15,21 @@ export const ProducerHeadersSchema = z.object({
     .regex(/^[A-Za-z0-9_.:-]+$/, "Flux-Producer-Id: use letters, digits, '_', '.', ':' or '-'"),
   "flux-seq": z
     .string({ error: "Flux-Seq header is required" })
-    .regex(/^[1-9][0-9]{0,15}$/, "Flux-Seq must be a positive decimal integer")
+    .regex(SEQ_DIGITS, "Flux-Seq must be a positive decimal integer")
     .meta({ description: "the batch's number for this producer: a positive integer, at most 2^53 - 1 (9007199254740991)" })
     .transform(Number)
     .refine(Number.isSafeInteger, "Flux-Seq must be at most 2^53 - 1"),
 });
+
+/**
+ * The idempotency key when both headers are valid, told without the schema (which accepts
+ * exactly the same headers: a test checks it), or null; the schema then says what is wrong.
+ */
+export function validProducerKey(producer: string | undefined, digits: string | undefined): { producer: string; seq: number } | null {
+  if (producer === undefined || digits === undefined || !PRODUCER_ID.test(producer) || !SEQ_DIGITS.test(digits)) return null;
+  const seq = Number(digits);
+  return Number.isSafeInteger(seq) ? { producer, seq } : null;
+}
 
 /** What one partition of one dataflow did with the batch. */
 const PartitionAckSchema = z.object({
