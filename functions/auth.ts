@@ -5,7 +5,7 @@
  * in `?access_token=` or a `flux-token.<token>` WebSocket subprotocol; a long-lived token is
  * never accepted there. No token is ever logged or echoed.
  */
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { FluxError } from "../shared/errors.ts";
 import { isAllowed, requiredAccess, type Principal } from "../shared/tokens/access.ts";
 import { isSignedToken, verifyToken } from "../shared/tokens/signed-token.ts";
@@ -17,8 +17,11 @@ import { hmacSha256, matchToken } from "./token-crypto.ts";
 export const SUBPROTOCOL = "flux.v1";
 const TOKEN_SUBPROTOCOL = "flux-token.";
 
-/** Authenticates the caller, checks its access to this request, and sets `c.var.principal`. */
-export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
+/**
+ * Authenticates the caller, checks its access to this request, and sets `c.var.principal`;
+ * throws the 401 or 403 otherwise. Returns a promise only for a signed token (its HMAC).
+ */
+export function authenticate(c: Context<AppEnv>): Promise<void> | void {
   const access = requiredAccess(c.req.method, c.req.path);
   const adminPath = access.kind === "admin" || access.kind === "mint";
   const secretName = adminPath ? "FLUX_ADMIN_TOKEN" : "FLUX_API_TOKEN";
@@ -27,14 +30,16 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   const credential = presentedCredential(c);
   if (!credential) throw new FluxError("UNAUTHORIZED", "missing bearer token: send Authorization: Bearer <token>");
-  const principal = await identify(c.env, credential.token, credential.inUrl);
-  if (credential.inUrl && !(principal.kind === "scoped" && principal.claims.scope === "read")) {
-    throw new FluxError("FORBIDDEN", "only a signed read token may be sent in the URL or a WebSocket subprotocol; send others as Authorization: Bearer");
-  }
-  if (!isAllowed(principal, access)) throw new FluxError("FORBIDDEN", `this token does not allow ${c.req.method} ${c.req.path}${describeScope(principal)}`);
-  c.set("principal", principal);
-  await next();
-};
+  const admit = (principal: Principal) => {
+    if (credential.inUrl && !(principal.kind === "scoped" && principal.claims.scope === "read")) {
+      throw new FluxError("FORBIDDEN", "only a signed read token may be sent in the URL or a WebSocket subprotocol; send others as Authorization: Bearer");
+    }
+    if (!isAllowed(principal, access)) throw new FluxError("FORBIDDEN", `this token does not allow ${c.req.method} ${c.req.path}${describeScope(principal)}`);
+    c.set("principal", principal);
+  };
+  if (isSignedToken(credential.token)) return verifySigned(c.env, credential.token).then(admit);
+  admit(longLived(c.env, credential.token, credential.inUrl));
+}
 
 /** The token from `Authorization`, or on the subscribe route from a subprotocol or `?access_token=`. */
 function presentedCredential(c: Context<AppEnv>): { token: string; inUrl: boolean } | null {
@@ -56,16 +61,18 @@ function presentedCredential(c: Context<AppEnv>): { token: string; inUrl: boolea
   return query ? { token: query, inUrl: true } : null;
 }
 
-/** Which principal `token` is; a long-lived token in a URL is refused without being compared. */
-async function identify(env: Env, token: string, inUrl: boolean): Promise<Principal> {
-  if (isSignedToken(token)) {
-    const secrets = parseTokenSecrets(env.FLUX_TOKEN_SECRETS);
-    if (!secrets.ok) throw new FluxError("NOT_CONFIGURED", `signed tokens are not enabled on this deployment: ${secrets.problem}`);
-    const verdict = await verifyToken(token, secrets.secrets, Date.now(), hmacSha256);
-    if (verdict.ok) return { kind: "scoped", claims: verdict.claims };
-    const why = { malformed: "is malformed", signature: "has a signature no configured secret made (tampered, or its secret was retired)", expired: "has expired" };
-    throw new FluxError("UNAUTHORIZED", `the signed token ${why[verdict.reason]}`);
-  }
+/** The principal a signed token carries, once its signature and expiry are checked. */
+async function verifySigned(env: Env, token: string): Promise<Principal> {
+  const secrets = parseTokenSecrets(env.FLUX_TOKEN_SECRETS);
+  if (!secrets.ok) throw new FluxError("NOT_CONFIGURED", `signed tokens are not enabled on this deployment: ${secrets.problem}`);
+  const verdict = await verifyToken(token, secrets.secrets, Date.now(), hmacSha256);
+  if (verdict.ok) return { kind: "scoped", claims: verdict.claims };
+  const why = { malformed: "is malformed", signature: "has a signature no configured secret made (tampered, or its secret was retired)", expired: "has expired" };
+  throw new FluxError("UNAUTHORIZED", `the signed token ${why[verdict.reason]}`);
+}
+
+/** Which long-lived token `token` is; one in a URL is refused without being compared. */
+function longLived(env: Env, token: string, inUrl: boolean): Principal {
   if (inUrl) throw new FluxError("UNAUTHORIZED", "a long-lived token is never accepted in a URL or a subprotocol; mint a read token (POST /v1/admin/tokens)");
   const match = matchToken(token, [env.FLUX_ADMIN_TOKEN ?? "", env.FLUX_API_TOKEN ?? ""]);
   if (match === 0) return { kind: "admin" };

@@ -3,7 +3,7 @@
  * subscribe and status refuse the ones they do not know: a misspelt or unsupported
  * parameter (`?limit=`, `?force=`) is never silently ignored.
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { zValidator } from "@hono/zod-validator";
 import { z } from "zod";
 import { FluxError } from "../shared/errors.ts";
@@ -32,11 +32,10 @@ export const noQueryParameters: MiddlewareHandler = (c, next) => (c.req.url.incl
 
 /**
  * Refuses a query parameter without a name (`?=x`) on every route that reads its query,
- * which the query parser would drop before any schema saw it.
+ * which the query parser would drop before any schema saw it (throws `400 INVALID_REQUEST`).
  */
-export const noNamelessParameters: MiddlewareHandler = async (c, next) => {
+export function refuseNamelessParameter(c: Context): void {
   if (c.req.url.includes("?") && new URL(c.req.url).searchParams.has("")) {
     throw new FluxError("INVALID_REQUEST", "invalid query string: a parameter without a name (like '?=x'); name every parameter, or leave it out");
   }
-  await next();
-};
+}
