@@ -4,7 +4,7 @@
  * crash loses exactly what a real one does. Invariant: the stored `lsn`, `appliedLsn` and
  * `standbyAckLsn` are never above the true values, and every other field is exact.
  */
-import type { ReplicaMeta } from "../wire/persisted.ts";
+import { ReplicaMetaSchema, type ReplicaMeta } from "../wire/persisted.ts";
 import type { ReplicaEffects } from "./replica-state.ts";
 
 /**
@@ -16,6 +16,9 @@ import type { ReplicaEffects } from "./replica-state.ts";
 const LAGGING_FIELDS = ["lsn", "appliedLsn", "standbyAckLsn"] as const satisfies readonly (keyof ReplicaMeta)[];
 
 const LAGGING = new Set<keyof ReplicaMeta>(LAGGING_FIELDS);
+
+/** Every other field of the meta, listed once (each step compares them). */
+const EXACT_FIELDS = (Object.keys(ReplicaMetaSchema.shape) as (keyof ReplicaMeta)[]).filter((field) => !LAGGING.has(field));
 
 /**
  * The meta as storage must hold it after a step that ends in `next` with `effects`:
@@ -36,8 +39,7 @@ export function durableMeta(stored: ReplicaMeta | null, next: ReplicaMeta, effec
 /** Whether a step's progress must be stored exactly (see {@link durableMeta}). */
 function mustPersistProgress(stored: ReplicaMeta, next: ReplicaMeta, effects: ReplicaEffects): boolean {
   if (effects.outputs.length > 0 || effects.checkpoint !== undefined || effects.trimLogThrough !== undefined) return true;
-  for (const field of Object.keys(next) as (keyof ReplicaMeta)[]) {
-    if (LAGGING.has(field)) continue;
+  for (const field of EXACT_FIELDS) {
     const a = stored[field];
     const b = next[field];
     // The spec is an object: usually the same one, compared by value only when not.

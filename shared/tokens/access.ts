@@ -25,7 +25,9 @@ type Access =
  * the way the router decodes its parameters. Anything not listed needs the general API.
  */
 export function requiredAccess(method: string, pathname: string): Access {
-  const segments = pathname.split("/").slice(1).map(decodeSegment);
+  // A path without '%' decodes to itself: the usual request skips decoding (about 1% of all CPU at P=4, R=2).
+  const raw = pathname.split("/").slice(1);
+  const segments = pathname.includes("%") ? raw.map(decodeSegment) : raw;
   const [v1, resource, name, sub, ...rest] = segments;
   const reading = method === "GET" || method === "HEAD";
   if (v1 !== "v1" || segments.includes(null)) return { kind: "api" };

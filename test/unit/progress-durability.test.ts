@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { durableMeta } from "../../shared/replica/progress-durability.ts";
 import { restoreReplicaState, type ReplicaEffects } from "../../shared/replica/replica-state.ts";
-import type { LogEntry, ReplicaMeta } from "../../shared/wire/persisted.ts";
+import { ReplicaMetaSchema, type LogEntry, type ReplicaMeta } from "../../shared/wire/persisted.ts";
 import type { WindowResult } from "../../shared/wire/window-result.ts";
 import { spec } from "../helpers/fixtures.ts";
 
@@ -41,6 +41,17 @@ describe("durableMeta", () => {
     }
     // A new standby: its acknowledged LSN starts again at 0.
     expect(durableMeta(stored, meta({ standbyAckLsn: 0 }), none())).toEqual(meta({ standbyAckLsn: 0 }));
+  });
+
+  it("stores everything exactly when any field of the meta but the three lagging LSNs changed", () => {
+    const fields = Object.keys(ReplicaMetaSchema.shape) as (keyof ReplicaMeta)[];
+    for (const field of fields.filter((f) => f !== "lsn" && f !== "appliedLsn" && f !== "standbyAckLsn")) {
+      const value: unknown = stored[field];
+      const changed =
+        field === "spec" ? spec({ partitions: 3 }) : field === "role" ? "standby" : typeof value === "number" ? value + 1 : typeof value === "boolean" ? !value : typeof value === "string" ? `${value}x` : 1;
+      const next = { ...meta({ lsn: 4 }), [field]: changed } as ReplicaMeta;
+      expect(durableMeta(stored, next, none()), field).toEqual(next);
+    }
   });
 
   it("stores a new replica's meta whole, and never hands back the step's object", () => {
