@@ -68,6 +68,32 @@ function p4Rounds(results) {
   return `this run gave ${fmt(r2.eventsPerSecond / plain.eventsPerSecond, 2)}${range}, with ${fmt(r2.cpuMicrosPerEvent, 1)} and ${fmt(plain.cpuMicrosPerEvent, 1)} µs.`;
 }
 
+/** Sampled CPU per event by role in this run's two profiles: the product's router and replicas against the plain Worker and objects. */
+function roleSentence(results) {
+  const us = (profile, test) => profile?.roles.filter((r) => test(r.role)).reduce((sum, r) => sum + r.microsPerEvent, 0);
+  const router = us(results.profile, (role) => role === "router");
+  const replicas = us(results.profile, (role) => role.startsWith("replica"));
+  const worker = us(results.plainProfile, (role) => role === "plain Worker");
+  const objects = us(results.plainProfile, (role) => role.startsWith("plain object"));
+  if (router === undefined || worker === undefined) return "This run took no profiles.";
+  return `In this run's profiles (above), the router took ${fmt(router, 1)} µs of sampled CPU per event against the plain
+  Worker's ${fmt(worker, 1)}, and the replicas together ${fmt(replicas, 1)} against the plain objects' ${fmt(objects, 1)}.`;
+}
+
+/** The router's cuts of 2026-12-03 and what they measured (hand-written: they compare builds, which one run cannot). */
+const ROUTER_CUTS = `On 2026-12-03 the router's own work was cut where the profiles showed it: valid producer
+  headers and stream names are told by their patterns without zod (the schemas still answer
+  the invalid ones, and a test checks both accept the same), the long-lived token is compared
+  without a SHA-256 promise (in time that depends only on the offered token's length), a POST's
+  body limit is judged by its \`Content-Length\`, there are five fewer middleware layers,
+  and path segments are decoded only when they hold a \`%\`. Under the profiler, the two builds
+  alternated over four \`--profile\` runs, workerd's CPU per event fell from 29.1–31.7 µs to
+  22.9–27.6. Without it the change is within the noise: \`--cells --partitions 4 --rounds 5
+  --before 8398489\` gave Flux R=2 27,691 against 28,114 events/s (26.4 against 26.1 µs per
+  event; rounds 22,599–33,656 against 26,396–29,738), and ten alternating one-producer rounds
+  8,373 against 8,351 events/s. The profiler inflates calls and promises, which is what the
+  cuts removed, so its shares say where the CPU goes, not how much a cut will save.`;
+
 /** The P=4 cells of this run again with the state on tmpfs (\`bench/tmpfs-cells.mjs\`), beside the ones on disk. */
 function tmpfsSentence(results) {
   const onTmpfs = (label) => results.tmpfs?.matrix.find((c) => c.label === label);
@@ -120,22 +146,12 @@ export function analysisSection(results) {
   take ${sqlite === undefined ? "n/a" : pct(sqlite)} of the samples.
 - **R=2 against plain at P=4, from day to day.** The full runs of 2026-12-02 gave 1.07 and
   0.98, with Flux R=2 at 26.6 µs of CPU per event and plain at 27.5 in the second; ${p4Rounds(results)}
-  Commits do not explain the gap: plain commits 4 times per batch and Flux R=2 about twice,
-  and a commit is what the disk makes dearer. ${tmpfsSentence(results)} A commit costs this much here because local
+  The commits count for Flux on this disk: plain commits 4 times per batch and Flux R=2 about
+  twice, and a commit is what the disk makes dearer. ${tmpfsSentence(results)} A commit costs this much here because local
   workerd's SQLite calls \`fsync\` at every commit: under \`strace -c\`, a copy of
   \`npm run bench:calls\` making only its insert call (10,000 one-row commits) made 10,186
-  \`fsync\` calls, and one \`--cells --partitions 4\` round (three cells) 21,892. What Flux
-  pays beyond plain is on the router: profiles of 2026-12-03 (\`npm run bench -- --profile [--plain]\`)
-  gave the router 8.6–9.3 µs of sampled CPU per event against the plain Worker's 5.0–5.6,
-  and the replicas together 8.0 against the plain objects' 6.5. On the router, token
-  checks, Hono's middleware, the coalescer's polls and the longer answer are each 1–3% of the
-  samples; the rest is what plain pays too, per call and per parse. Two cuts were tried that
-  day: reading the two producer headers directly instead of through Hono's header validator
-  (kept: its copy of every header went from 1.5% of samples to 0.3%; throughput within noise
-  of before, 41,968 against 42,063 events/s, medians of three \`--cells --rounds 3\` rounds),
-  and letting callers that wait for a call they do not lead sleep until 0.6 of a typical call
-  instead of polling every millisecond (discarded: the timers' share stayed at 2.3%,
-  presumably because most polls are made by callers first in line, which must poll).
+  \`fsync\` calls, and one \`--cells --partitions 4\` round (three cells) 21,892. ${roleSentence(results)}
+  ${ROUTER_CUTS}
 - **Ingest during seeding.** ${seedingNumbers(results, big)} The fresh replica
   restores one slice per copied row, log pages for catch-up carry about 128k characters of
   records each, and while the survivor takes writes the monitor pauses after each copy call
