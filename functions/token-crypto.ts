@@ -13,7 +13,7 @@ export const hmacSha256: HmacSha256 = async (secret, message) => {
  * depends only on the offered token's length, never on a configured token's characters or
  * length: it reads `offered.length` code units of each, cycling through the configured
  * one, and folds every difference (the lengths' too) into one value before looking at it.
- * Synchronous: hashing both first (crypto.subtle.digest) cost about 2% of all CPU at P=4, R=2
+ * Synchronous: hashing both first (crypto.subtle.digest) cost about 2% of the profiled samples at P=4, R=2
  * (issue 12's profile), for the same guarantee.
  */
 export function matchToken(offered: string, configured: readonly string[]): number {

@@ -38,7 +38,7 @@ export const eventsRoutes = new Hono<AppEnv>()
   })
   .post("/:stream/events", async (c) => {
     // In this order: the stream's name, the query string, the producer headers. A valid name
-    // (the usual case) skips the validator, about 1% of all CPU at P=4, R=2 (issue 12's profile).
+    // (the usual case) skips the validator, about 1% of the profiled samples at P=4, R=2 (issue 12's profile).
     const stream = c.req.param("stream");
     const refused = (isName(stream) ? undefined : await checkStream(c, noop)) ?? (await noQueryParameters(c, noop));
     if (refused) return refused;

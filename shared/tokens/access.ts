@@ -25,7 +25,7 @@ type Access =
  * the way the router decodes its parameters. Anything not listed needs the general API.
  */
 export function requiredAccess(method: string, pathname: string): Access {
-  // A path without '%' decodes to itself: the usual request skips decoding (about 1% of all CPU at P=4, R=2).
+  // A path without '%' decodes to itself: the usual request skips decoding (about 1% of the profiled samples at P=4, R=2).
   const raw = pathname.split("/").slice(1);
   const segments = pathname.includes("%") ? raw.map(decodeSegment) : raw;
   const [v1, resource, name, sub, ...rest] = segments;
