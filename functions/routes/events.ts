@@ -69,8 +69,7 @@ async function ingest(c: Context<AppEnv>, stream: string, { producer, seq }: { p
       limit: config.maxBatchEvents,
     });
   }
-  const cache = c.get("routingCache");
-  const { dataflows, schema } = cache.get(stream, Date.now()) ?? (await routeStream(c.env, cache, stream, false));
+  const { dataflows, schema } = await routeStream(c.env, c.get("routingCache"), stream, false);
   if (dataflows.length === 0) throw new FluxError("UNKNOWN_STREAM", `no dataflow reads stream '${stream}'`);
   if (schema) checkStreamEvents(stream, schema, events);
   const receivedAtMs = Date.now();
