@@ -39,7 +39,9 @@ describe("client SDK in workerd", () => {
     const { id, stream } = await createDataflow(faultSpec);
     const client = sdkClient();
     const store = new MemoryStore();
-    const first = await client.producer({ stream, producerId: "sdk-2", store, maxBatchEvents: 5, lingerMs: 1 });
+    // Both producers linger far longer than their sends take, so batches fill by count whatever the machine's load:
+    // with 1 ms here, a loaded CI run flushed one of the first 20 events early (seven batches of the same 30 events).
+    const first = await client.producer({ stream, producerId: "sdk-2", store, maxBatchEvents: 5, lingerMs: 5_000 });
     for (const e of events(20)) await first.send(e);
     await first.flush();
     // The process dies after saving batch 5 and sending it, before hearing the answer.
