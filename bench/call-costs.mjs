@@ -4,11 +4,15 @@
 // Kinds: an empty RPC; one carrying a 2,500-character string (a sub-batch of ~100 events);
 // one whose method inserts that string as one SQLite row (a step that stores one row: the
 // object's commit included); the same for 100 rows in one call (per row); a Worker → object →
-// object call (the primary's forward); a Worker request that calls nothing. With the state
+// object call (the primary's forward); a Worker request that calls nothing; one-row commits
+// made by 8 objects, called one after another and all at once (at P=4, R=2 eight replicas
+// commit: does a commit cost more beside others, and do commits overlap in time?). With the state
 // on disk (as `npm run bench` keeps it) and, if /dev/shm exists, on tmpfs beside it: the
 // difference is what the disk adds to each commit. The least and the median of `--rounds`
 // interleaved rounds (the machine is shared). Explains the per-call and per-step costs in
-// docs/BENCHMARKS.md's analysis; nothing here is the product's code.
+// docs/BENCHMARKS.md's analysis; nothing here is the product's code. The commit kinds also
+// print wall time per call: locally every object shares one thread, so a commit's `fsync`
+// that kept the thread waiting shows as wall time beyond its CPU.
 // Run: npm run bench:calls [-- --calls 500] [--rounds 5]
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -41,6 +45,9 @@ export default {
     const s = "x".repeat(2500);
     if (kind === "request") return new Response("ok");
     const stub = env.TARGET.getByName("primary");
+    const spread = Array.from({ length: 8 }, (_, i) => env.TARGET.getByName("spread-" + i));
+    if (kind === "insertSpread") for (let i = 0; i < calls; i++) await spread[i % spread.length].insert(s);
+    if (kind === "insertTogether") await Promise.all(spread.map(async (o, k) => { for (let i = k; i < calls; i += spread.length) await o.insert(s); }));
     for (let i = 0; i < calls; i++) {
       if (kind === "empty") await stub.empty();
       else if (kind === "take") await stub.take(s);
@@ -56,7 +63,9 @@ export default {
 const KINDS = [
   { kind: "empty", what: "empty RPC, Worker → object", callsPer: 1 },
   { kind: "take", what: "RPC carrying 2,500 characters", callsPer: 1 },
-  { kind: "insert", what: "RPC that inserts one row (its commit included)", callsPer: 1 },
+  { kind: "insert", what: "RPC that inserts one row (its commit included)", callsPer: 1, wall: "one object" },
+  { kind: "insertSpread", what: "the same, calls spread over 8 objects in turn", callsPer: 1, wall: "8 objects in turn" },
+  { kind: "insertTogether", what: "the same, 8 objects called at once", callsPer: 1, wall: "8 objects at once" },
   { kind: "insert100", what: "per row, 100 rows inserted in one call", callsPer: 100, calls: (n) => Math.max(1, Math.floor(n / 10)) },
   { kind: "forward", what: "Worker → object → object, 2,500 characters", callsPer: 1 },
   { kind: "request", what: "Worker request that calls nothing (per request)", callsPer: 1, requests: (n) => n },
@@ -74,17 +83,19 @@ async function start(stateDir) {
   return { url, stop: async () => { await mf.dispose(); removeDir(scriptDir); } };
 }
 
-/** Microseconds of workerd CPU per call of `kind`, over `requests` requests. */
+/** Microseconds of workerd CPU and of wall time per call of `kind`, over `requests` requests. */
 async function measure(url, { kind, callsPer, calls: callsOf, requests: requestsOf }) {
   const calls = callsOf ? callsOf(CALLS) : CALLS;
   const requests = requestsOf ? requestsOf(CALLS) : 10;
   const get = (n) => fetch(`${url}?kind=${kind}&calls=${n}`).then((r) => r.text());
   await get(Math.min(calls, 20));
   const cpu0 = workerdCpuSeconds();
+  const started = performance.now();
   for (let r = 0; r < requests; r++) await get(calls);
+  const wallMs = performance.now() - started;
   const cpu = workerdCpuSeconds() - cpu0;
   const made = kind === "request" ? requests : requests * calls * callsPer;
-  return (cpu * 1e6) / made;
+  return { cpu: (cpu * 1e6) / made, wall: (wallMs * 1e3) / made };
 }
 
 const places = [{ name: "disk", dir: tempDir("flux-call-costs-state-") }];
@@ -111,11 +122,14 @@ for (let round = 0; round < ROUNDS; round++) {
 for (const place of places) removeDir(place.dir);
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const row = (what, place, xs) => `| ${what} | ${place} | ${Math.min(...xs).toFixed(0)} | ${median(xs).toFixed(0)} |`;
 console.log(`workerd CPU µs per call, least / median of ${ROUNDS} rounds (${CALLS} calls a request):`);
 console.log("| call | state on | least µs | median µs |\n| --- | --- | --- | --- |");
 for (const k of KINDS) {
-  for (const place of places) {
-    const xs = results.get(`${place.name}|${k.kind}`);
-    console.log(`| ${k.what} | ${place.name} | ${Math.min(...xs).toFixed(0)} | ${median(xs).toFixed(0)} |`);
-  }
+  for (const place of places) console.log(row(k.what, place.name, results.get(`${place.name}|${k.kind}`).map((m) => m.cpu)));
+}
+console.log(`\nwall µs per one-row commit call, least / median of ${ROUNDS} rounds:`);
+console.log("| commits made by | state on | least µs | median µs |\n| --- | --- | --- | --- |");
+for (const k of KINDS.filter((kind) => kind.wall)) {
+  for (const place of places) console.log(row(k.wall, place.name, results.get(`${place.name}|${k.kind}`).map((m) => m.wall)));
 }
