@@ -109,6 +109,54 @@ function tmpfsSentence(results) {
   are part of what R=2 loses; where it is lower, the gap is CPU that R=2 spends beyond them.`;
 }
 
+/**
+ * What one forward (the primary's call to its standby) must cost at least, measured on 2026-12-03
+ * (hand-written: these are other commands' figures, least of 3 rounds): an object → object call
+ * (\`npm run bench:calls\`: Worker → object → object, 148 µs, less Worker → object with the same
+ * 2,500 characters, 62), a one-row commit by one of 8 objects called in turn (346 less an empty
+ * call's 64 on disk; 186 less 56 on tmpfs), and the standby's step in the pure code
+ * (\`npm run bench:apply\`: 252 ns per record).
+ */
+const FORWARD_FLOOR = { callUs: 86, commitUs: { disk: 282, tmpfs: 130 }, stepNsPerRecord: 252 };
+
+/** A throwaway build measured on 2026-12-03 (hand-written: it compares builds, which one run cannot). */
+const NOOP_STANDBY = `Two throwaway builds (not kept; P=4 on disk, three alternating 6-second runs each, 2026-12-03)
+  split what a forward costs. With the standby answering each forward at once, without its step or commit, R=2 still spent
+  2.9–4.0 µs of CPU per event more than R=1 (about 360 µs per forward), against 4.3–6.7 for the real build; with the primary
+  not calling at all (its forward port answering itself, the second step and the forwarder kept), about 1 µs more (within the
+  noise of R=1's own runs, 14.3–18.1). So per forward: about 100 µs are the primary's second step and the forwarder, about 260
+  the call itself as it runs among the other calls (two to four times a bare object → object call), and about 240 the
+  standby's step with its commit, close to its floor. The first build's profile against R=1's puts the call's cost mostly
+  outside JavaScript: \`(program)\` (workerd's own code) +1.4 µs per event sampled, the stub call +0.8.`;
+
+/** R=2 against R=1 at P=4: what each forward cost in this run on disk and on tmpfs, against {@link FORWARD_FLOOR}. */
+function replicationSentence(results) {
+  const perForward = (r1, r2) => {
+    const forwards = r2?.counters?.calls?.replicate;
+    if (!r1 || !forwards) return null;
+    const events = r2.events / forwards;
+    return { events, extraUs: (r2.cpuMicrosPerEvent - r1.cpuMicrosPerEvent) * events, r1Us: r1.cpuMicrosPerEvent * events, writes: r2.counters.calls.write, forwards };
+  };
+  const onTmpfs = (label) => results.tmpfs?.matrix.find((c) => c.label === label);
+  const disk = perForward(cell(results, "Flux R=1", 4), cell(results, "Flux R=2", 4));
+  const tmpfs = perForward(onTmpfs("Flux R=1"), onTmpfs("Flux R=2"));
+  if (!disk) return "This run has no counted P=4 cells for R=1 and R=2.";
+  const floor = (place, events) => FORWARD_FLOOR.callUs + FORWARD_FLOOR.commitUs[place] + (FORWARD_FLOOR.stepNsPerRecord * events) / 1000;
+  const diskFloor = floor("disk", disk.events);
+  const onTmpfsText = tmpfs
+    ? ` With the state on tmpfs it cost ${fmt(tmpfs.extraUs)} µs against a floor of ${fmt(floor("tmpfs", tmpfs.events))}, and a ratio of at most ${fmt(tmpfs.r1Us / (tmpfs.r1Us + floor("tmpfs", tmpfs.events)), 2)}.`
+    : "";
+  return `R=2 made one forward per write call (${fmt(disk.forwards)} forwards for ${fmt(disk.writes)} writes, ${fmt(disk.events)} events
+  each), and each forward cost ${fmt(disk.extraUs)} µs of CPU beyond R=1's work for the same events. A forward must cost at least an
+  object → object call, a commit by one of 8 objects and the standby's step (${FORWARD_FLOOR.callUs}, ${FORWARD_FLOOR.commitUs.disk} and ${fmt((FORWARD_FLOOR.stepNsPerRecord * disk.events) / 1000)} µs on disk, measured
+  on 2026-12-03 with \`npm run bench:calls\` and \`npm run bench:apply\`): ${fmt(diskFloor)} µs, which would allow a ratio of at most
+  ${fmt(disk.r1Us / (disk.r1Us + diskFloor), 2)} at equal core share.${onTmpfsText} So the disk's commit is only part of the miss. ${NOOP_STANDBY}
+  (The profile above gives the real standby's step ${fmt(results.profile?.roles.find((r) => r.role === "replica: replicate")?.microsPerEvent, 1)} µs of sampled CPU per event.) Overlapping the two commits (sending the
+  forward before the primary's own commit is durable, a protocol change) could not gain locally: \`npm run bench:calls\` on
+  2026-12-03 measured a one-row commit call at 392 µs of wall time on disk against 280 of CPU (the thread waits on the
+  \`fsync\`), and 378 µs per commit when 8 objects commit at once: commits of different objects do not overlap.`;
+}
+
 /** The Markdown of the analysis section. */
 export function analysisSection(results) {
   const b100 = results.matrix.filter((c) => c.batchSize === 100);
@@ -152,6 +200,7 @@ export function analysisSection(results) {
   \`npm run bench:calls\` making only its insert call (10,000 one-row commits) made 10,186
   \`fsync\` calls, and one \`--cells --partitions 4\` round (three cells) 21,892. ${roleSentence(results)}
   ${ROUTER_CUTS}
+- **R=2 against R=1 at P=4.** ${replicationSentence(results)}
 - **Ingest during seeding.** ${seedingNumbers(results, big)} The fresh replica
   restores one slice per copied row, log pages for catch-up carry about 128k characters of
   records each, and while the survivor takes writes the monitor pauses after each copy call
