@@ -119,7 +119,10 @@ function tmpfsSentence(results) {
  */
 const FORWARD_FLOOR = { callUs: 86, commitUs: { disk: 282, tmpfs: 130 }, stepNsPerRecord: 252 };
 
-/** A throwaway build measured on 2026-12-03 (hand-written: it compares builds, which one run cannot). */
+/** R=2/R=1 at P=4 in earlier full runs, from docs/BENCHMARKS.md's history (hand-written: other runs). */
+const R2_R1_BEFORE = "R=2/R=1 at P=4 in the full runs before this one was 0.70, 0.84 and 0.93 on 2026-12-01, 0.79 on 2026-12-02, and 0.71, 0.72 and 0.66 on 2026-12-03 (the code changing between them, mostly on the router's side)";
+
+/** Two throwaway builds measured on 2026-12-03 (hand-written: they compare builds, which one run cannot). */
 const NOOP_STANDBY = `Two throwaway builds (not kept; P=4 on disk, three alternating 6-second runs each, 2026-12-03)
   split what a forward costs. With the standby answering each forward at once, without its step or commit, R=2 still spent
   2.9–4.0 µs of CPU per event more than R=1 (about 360 µs per forward), against 4.3–6.7 for the real build; with the primary
@@ -146,11 +149,17 @@ function replicationSentence(results) {
   const onTmpfsText = tmpfs
     ? ` With the state on tmpfs it cost ${fmt(tmpfs.extraUs)} µs against a floor of ${fmt(floor("tmpfs", tmpfs.events))}, and a ratio of at most ${fmt(tmpfs.r1Us / (tmpfs.r1Us + floor("tmpfs", tmpfs.events)), 2)}.`
     : "";
-  return `R=2 made one forward per write call (${fmt(disk.forwards)} forwards for ${fmt(disk.writes)} writes, ${fmt(disk.events)} events
+  const r1 = cell(results, "Flux R=1", 4);
+  const r2 = cell(results, "Flux R=2", 4);
+  const byRound = (r2.rounds ?? []).map((r, i) => r.eventsPerSecond / (r1.rounds?.[i]?.eventsPerSecond ?? NaN)).filter(Number.isFinite);
+  const range = byRound.length > 1 ? ` (rounds ${fmt(Math.min(...byRound), 2)}–${fmt(Math.max(...byRound), 2)})` : "";
+  return `The ratio moves from run to run more than the code did: ${R2_R1_BEFORE}; this run gave
+  ${fmt(r2.eventsPerSecond / r1.eventsPerSecond, 2)}${range}. R=2 made one forward per write call (${fmt(disk.forwards)} forwards for ${fmt(disk.writes)} writes, ${fmt(disk.events)} events
   each), and each forward cost ${fmt(disk.extraUs)} µs of CPU beyond R=1's work for the same events. A forward must cost at least an
   object → object call, a commit by one of 8 objects and the standby's step (${FORWARD_FLOOR.callUs}, ${FORWARD_FLOOR.commitUs.disk} and ${fmt((FORWARD_FLOOR.stepNsPerRecord * disk.events) / 1000)} µs on disk, measured
   on 2026-12-03 with \`npm run bench:calls\` and \`npm run bench:apply\`): ${fmt(diskFloor)} µs, which would allow a ratio of at most
-  ${fmt(disk.r1Us / (disk.r1Us + diskFloor), 2)} at equal core share.${onTmpfsText} So the disk's commit is only part of the miss. ${NOOP_STANDBY}
+  ${fmt(disk.r1Us / (disk.r1Us + diskFloor), 2)} at equal core share (this run's CPU per event, ${fmt(r1.cpuMicrosPerEvent, 1)} µs at R=1 and ${fmt(r2.cpuMicrosPerEvent, 1)} at R=2, gives
+  ${fmt(r1.cpuMicrosPerEvent / r2.cpuMicrosPerEvent, 2)}; the cells' shares of a core differ).${onTmpfsText} So the disk's commit is only part of what R=2 pays beyond R=1. ${NOOP_STANDBY}
   (The profile above gives the real standby's step ${fmt(results.profile?.roles.find((r) => r.role === "replica: replicate")?.microsPerEvent, 1)} µs of sampled CPU per event.) Overlapping the two commits (sending the
   forward before the primary's own commit is durable, a protocol change) could not gain locally: \`npm run bench:calls\` on
   2026-12-03 measured a one-row commit call at 392 µs of wall time on disk against 280 of CPU (the thread waits on the
@@ -193,7 +202,8 @@ export function analysisSection(results) {
   Heaviest product functions: ${top ?? "n/a"}. SQLite's own calls (\`exec\`, \`transactionSync\`)
   take ${sqlite === undefined ? "n/a" : pct(sqlite)} of the samples.
 - **R=2 against plain at P=4, from day to day.** The full runs of 2026-12-02 gave 1.07 and
-  0.98, with Flux R=2 at 26.6 µs of CPU per event and plain at 27.5 in the second; ${p4Rounds(results)}
+  0.98, with Flux R=2 at 26.6 µs of CPU per event and plain at 27.5 in the second, and those of 2026-12-03 before
+  this one 0.89, 0.90 and 1.08; ${p4Rounds(results)}
   The commits count for Flux on this disk: plain commits 4 times per batch and Flux R=2 about
   twice, and a commit is what the disk makes dearer. ${tmpfsSentence(results)} A commit costs this much here because local
   workerd's SQLite calls \`fsync\` at every commit: under \`strace -c\`, a copy of
