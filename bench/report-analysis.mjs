@@ -126,11 +126,13 @@ const R2_R1_BEFORE = "R=2/R=1 at P=4 in the full runs before this one was 0.70, 
 const NOOP_STANDBY = `Two throwaway builds (not kept; P=4 on disk, three alternating 6-second runs each, 2026-12-03)
   split what a forward costs. With the standby answering each forward at once, without its step or commit, R=2 still spent
   2.9–4.0 µs of CPU per event more than R=1 (about 360 µs per forward), against 4.3–6.7 for the real build; with the primary
-  not calling at all (its forward port answering itself, the second step and the forwarder kept), about 1 µs more (within the
-  noise of R=1's own runs, 14.3–18.1). So per forward: about 100 µs are the primary's second step and the forwarder, about 260
-  the call itself as it runs among the other calls (two to four times a bare object → object call), and about 240 the
-  standby's step with its commit, close to its floor. The first build's profile against R=1's puts the call's cost mostly
-  outside JavaScript: \`(program)\` (workerd's own code) +1.4 µs per event sampled, the stub call +0.8.`;
+  not calling at all (its forward port answering itself, the second step and the forwarder kept), −0.3 to 3.3 µs more (R=1's
+  own runs spread over 14.3–18.1). So per forward, roughly: 100 µs for the primary's second step and the forwarder, 250 for
+  the call, and 240 for the standby's step with its commit, close to its floor (each give or take 150 µs, the runs' noise).
+  A bare object → object call cost 90–140 µs the same day whether 1, 8 or 32 such calls went at once (a throwaway copy of
+  \`npm run bench:calls\`), so the call costs more inside the product than alone, for reasons these runs do not separate;
+  the first build's profile against R=1's puts that extra mostly outside JavaScript: \`(program)\` (workerd's own code)
+  +1.4 µs per event sampled, the stub call +0.8.`;
 
 /** R=2 against R=1 at P=4: what each forward cost in this run on disk and on tmpfs, against {@link FORWARD_FLOOR}. */
 function replicationSentence(results) {
