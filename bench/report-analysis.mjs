@@ -129,7 +129,7 @@ const NOOP_STANDBY = `Two throwaway builds (not kept; P=4 on disk, three alterna
   not calling at all (its forward port answering itself, the second step and the forwarder kept), −0.3 to 3.3 µs more (R=1's
   own runs spread over 14.3–18.1). So per forward, roughly: 100 µs for the primary's second step and the forwarder, 250 for
   the call, and 240 for the standby's step with its commit, close to its floor (each give or take 150 µs, the runs' noise).
-  A bare object → object call cost 90–140 µs the same day whether 1, 8 or 32 such calls went at once (a throwaway copy of
+  A bare Worker → object → object call cost 90–140 µs of CPU the same day whether 1, 8 or 32 such calls went at once (a throwaway copy of
   \`npm run bench:calls\`), so the call costs more inside the product than alone, for reasons these runs do not separate;
   the first build's profile against R=1's puts that extra mostly outside JavaScript: \`(program)\` (workerd's own code)
   +1.4 µs per event sampled, the stub call +0.8.`;
