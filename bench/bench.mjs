@@ -257,6 +257,8 @@ try {
     results.profile = await profileScenario(scriptPath, 10_000, log);
     log("profile: the plain baseline's isolate under the same load");
     results.plainProfile = await profileScenario(plainPath, 10_000, log, { plain: true });
+    log("profile: the same at P=16, R=2 (where the P16/P1 target is missed)");
+    results.profileP16 = await profileScenario(scriptPath, 10_000, log, { partitions: 16 });
   }
 } finally {
   await flux.stop();

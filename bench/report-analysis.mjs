@@ -55,7 +55,26 @@ function partitionFloor(results) {
   P=16 each batch costs at least ${minCalls} calls (2 writes and 2 forwards), against ${fmt(calls1, 2)} at P=1 in this run (${fmt(calls16, 1)} at P=16). Each is at
   least an object call that commits a row, ${CALL_WITH_COMMIT_US}–280 µs of CPU (\`npm run bench:calls\`: 233–280 on 2026-12-01, 204–206 on 2026-12-03). With
   perfect merging and nothing else paid per sub-batch, a P=16 batch would still cost ${fmt(floor, 0)} µs of CPU against ${fmt(batch1, 0)} at P=1:
-  a ratio of at most ${fmt(batch1 / floor, 2)} at equal core share. This run paid ${fmt(perExtraCall, 0)} µs of CPU per call beyond P=1's.`;
+  a ratio of at most ${fmt(batch1 / floor, 2)} at equal core share. This run paid ${fmt(perExtraCall, 0)} µs of CPU per call beyond P=1's. ${p16Profile(results)}`;
+}
+
+/** Where the sampled CPU per event grows from P=4 to P=16 (R=2), by role, from this run's two profiles. */
+function p16Profile(results) {
+  const p4 = results.profile;
+  const p16 = results.profileP16;
+  if (!p4 || !p16) return "";
+  const of = (profile, role) => profile.roles.find((r) => r.role === role)?.microsPerEvent ?? 0;
+  const roles = p16.roles.slice(0, 6).map((r) => r.role);
+  const growth = roles.map((role) => `${role} ${fmt(of(p4, role), 1)} → ${fmt(of(p16, role), 1)}`).join(", ");
+  const top = p16.top
+    .filter((f) => f.where.includes("/") || !f.function.startsWith("("))
+    .slice(0, 4)
+    .map((f) => `\`${f.function}\` (${fmt(f.microsPerEvent, 1)} µs, for ${f.mostlyFor})`)
+    .join(", ");
+  return `The V8 profile of a P=16 run (R=2, same load, ${fmt(p16.busyMicrosPerEvent, 1)} µs of sampled CPU per event against
+  ${fmt(p4.busyMicrosPerEvent, 1)} at P=4) says where the growth goes, by role, P=4 → P=16 in sampled µs per event: ${growth}; its
+  heaviest functions are ${top}. A batch reaches all 16 partitions at P=16 against 4 at P=4, so whatever is paid per call or
+  per sub-batch is paid four times as often per event.`;
 }
 
 /** Flux R=2 against plain at P=4 in this run: the median rounds' ratio, each round's, and their CPU per event. */
@@ -122,6 +141,27 @@ const FORWARD_FLOOR = { callUs: 86, commitUs: { disk: 282, tmpfs: 130 }, stepNsP
 /** R=2/R=1 at P=4 in earlier full runs, from docs/BENCHMARKS.md's history (hand-written: other runs). */
 const R2_R1_BEFORE = "R=2/R=1 at P=4 in the full runs before this one was 0.70, 0.84 and 0.93 on 2026-12-01, 0.79 on 2026-12-02, and 0.71, 0.72 and 0.66 on 2026-12-03 (the code changing between them, mostly on the router's side)";
 
+/**
+ * What a Worker request that calls nothing costs in local workerd (\`npm run bench:calls\`, least of
+ * two runs on 2026-12-03: 460–480 and 620–700 µs of CPU): every posted batch is one.
+ */
+const WORKER_REQUEST_US = 460;
+
+/** Why R=2 cannot reach 0.25 of the raw in-process baseline locally: a request and two commit calls per group are already too dear. */
+function rawFloor(results) {
+  const r2 = cell(results, "Flux R=2", 4);
+  const raw = results.raw;
+  const writes = r2?.counters?.calls?.write;
+  if (!r2 || !raw || !writes) return "";
+  const eventsPerWrite = r2.events / writes;
+  const floorUs = WORKER_REQUEST_US / 100 + (2 * CALL_WITH_COMMIT_US) / eventsPerWrite;
+  return `The raw baseline spends ${fmt(raw.cpuMicrosPerEvent, 2)} µs of CPU per event in one Node process, with no I/O. Every
+  100-event batch is one Worker request, at least ${WORKER_REQUEST_US} µs of CPU in local workerd even when it calls nothing
+  (\`npm run bench:calls\`, 2026-12-03), and every write of ${fmt(eventsPerWrite)} events at R=2 costs at least two object calls
+  that commit a row (${CALL_WITH_COMMIT_US} µs each): ${fmt(floorUs, 1)} µs per event before any of the product's own work, so at equal core
+  share R=2 could reach at most ${fmt(raw.cpuMicrosPerEvent / floorUs, 2)} of raw locally; it spent ${fmt(r2.cpuMicrosPerEvent, 1)}.`;
+}
+
 /** Two throwaway builds measured on 2026-12-03 (hand-written: they compare builds, which one run cannot). */
 const NOOP_STANDBY = `Two throwaway builds (not kept; P=4 on disk, three alternating 6-second runs each, 2026-12-03)
   split what a forward costs. With the standby answering each forward at once, without its step or commit, R=2 still spent
@@ -157,7 +197,9 @@ function replicationSentence(results) {
   const range = byRound.length > 1 ? ` (rounds ${fmt(Math.min(...byRound), 2)}–${fmt(Math.max(...byRound), 2)})` : "";
   return `The ratio moves from run to run more than the code did: ${R2_R1_BEFORE}; this run gave
   ${fmt(r2.eventsPerSecond / r1.eventsPerSecond, 2)}${range}. R=2 made one forward per write call (${fmt(disk.forwards)} forwards for ${fmt(disk.writes)} writes, ${fmt(disk.events)} events
-  each), and each forward cost ${fmt(disk.extraUs)} µs of CPU beyond R=1's work for the same events. A forward must cost at least an
+  each): locally one isolate routes every batch and its coalescer keeps one call in flight per primary, so no second write
+  reaches a primary while its forward is out, and the primary's own grouping (writes from several router isolates, as on the
+  platform, travel in one forward; \`test/unit/replica-steps.test.ts\`) has nothing to merge here. Each forward cost ${fmt(disk.extraUs)} µs of CPU beyond R=1's work for the same events. A forward must cost at least an
   object → object call, a commit by one of 8 objects and the standby's step (${FORWARD_FLOOR.callUs}, ${FORWARD_FLOOR.commitUs.disk} and ${fmt((FORWARD_FLOOR.stepNsPerRecord * disk.events) / 1000)} µs on disk, measured
   on 2026-12-03 with \`npm run bench:calls\` and \`npm run bench:apply\`): ${fmt(diskFloor)} µs, which would allow a ratio of at most
   ${fmt(disk.r1Us / (disk.r1Us + diskFloor), 2)} at equal core share (this run's CPU per event, ${fmt(r1.cpuMicrosPerEvent, 1)} µs at R=1 and ${fmt(r2.cpuMicrosPerEvent, 1)} at R=2, gives
@@ -197,7 +239,12 @@ export function analysisSection(results) {
   into ~6-event sub-batches, so whatever is paid per call and per transaction is paid 16 times
   per batch: CPU per event from P=1 to P=16 goes ${fmt(r2(1)?.cpuMicrosPerEvent, 1)} → ${fmt(r2(16)?.cpuMicrosPerEvent, 1)} µs for Flux R=2 and
   ${fmt(plain(1)?.cpuMicrosPerEvent, 1)} → ${fmt(plain(16)?.cpuMicrosPerEvent, 1)} µs for the plain baseline.
+  So the plain baseline is not flat here (${[1, 4, 16].map((p) => fmt(plain(p)?.eventsPerSecond)).join(" → ")} events/s for P = 1, 4, 16),
+  unlike in the issue's measurement on another machine (about 108,000 and 113,000 at P=1 and 4): each of its sub-batches is
+  a call that commits a row (204–286 µs of CPU on this disk and 114–170 on tmpfs, \`npm run bench:calls\` on 2026-12-03),
+  and P=16 pays 16 of them per batch.
   ${partitionFloor(results)}
+- **Against raw.** ${rawFloor(results)}
 - **Batch size** (P=4, CPU µs per event at batches of 10 / 100 / 1000): ${batchSizes(results)}.
   The fixed cost per batch and per sub-batch dominates small batches for every design.
 - **Where the CPU goes** (profile above, P=4, R=2): ${roles ?? "not profiled in this run"}.

@@ -113,7 +113,8 @@ ${ratios.join("\n")}
 ## Cost profile
 
 workerd CPU per acknowledged batch at P=1 for batch sizes 10, 100 and 1000, fitted to a
-fixed cost per batch plus a marginal cost per event:
+fixed cost per batch plus a marginal cost per event (4 producers here, not the matrix's 8, so
+a batch's CPU is not the matrix's CPU per event times its size):
 
 | R | batch size | CPU µs per batch |
 | --- | --- | --- |
