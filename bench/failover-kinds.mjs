@@ -59,7 +59,7 @@ during the runs was ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFi
 
 | fault | runs | min ms | median ms | max ms | target |
 | --- | --- | --- | --- | --- | --- |
-${summary.map((s) => `| ${s.kind} | ${s.runs} | ${s.minMs} | ${s.medianMs} | ${s.maxMs} | ${s.medianMs <= 1500 ? "median ≤ 1.5 s: met" : "median ≤ 1.5 s: **missed**"} |`).join("\n")}
+${summary.map((s) => `| ${s.kind} | ${s.runs} | ${s.minMs} | ${s.medianMs} | ${s.maxMs} | ${s.maxMs <= 1500 ? "every run ≤ 1.5 s: met" : s.medianMs <= 1500 ? `median ≤ 1.5 s, but ${s.maxMs} ms at worst: **missed** in some runs` : "median ≤ 1.5 s: **missed**"} |`).join("\n")}
 
 | fault | run | unavailable ms | takeover after ms | 503s seen | lost | duplicated |
 | --- | --- | --- | --- | --- | --- | --- |
