@@ -139,7 +139,7 @@ function tmpfsSentence(results) {
 const FORWARD_FLOOR = { callUs: 86, commitUs: { disk: 282, tmpfs: 130 }, stepNsPerRecord: 252 };
 
 /** R=2/R=1 at P=4 in earlier full runs, from docs/BENCHMARKS.md's history (hand-written: other runs). */
-const R2_R1_BEFORE = "R=2/R=1 at P=4 in the full runs before this one was 0.70, 0.84 and 0.93 on 2026-12-01, 0.79 on 2026-12-02, and 0.71, 0.72 and 0.66 on 2026-12-03 (the code changing between them, mostly on the router's side)";
+const R2_R1_BEFORE = "R=2/R=1 at P=4 in the full runs before this one was 0.70, 0.84 and 0.93 on 2026-12-01, 0.79 on 2026-12-02, and 0.71, 0.72, 0.66 and 0.86 on 2026-12-03 (the code changing between them, mostly on the router's side, and not at all between the last two)";
 
 /**
  * What a Worker request that calls nothing costs in local workerd (\`npm run bench:calls\`, least of
@@ -252,7 +252,7 @@ export function analysisSection(results) {
   take ${sqlite === undefined ? "n/a" : pct(sqlite)} of the samples.
 - **R=2 against plain at P=4, from day to day.** The full runs of 2026-12-02 gave 1.07 and
   0.98, with Flux R=2 at 26.6 µs of CPU per event and plain at 27.5 in the second, and those of 2026-12-03 before
-  this one 0.89, 0.90 and 1.08; ${p4Rounds(results)}
+  this one 0.89, 0.90, 1.08 and 1.13; ${p4Rounds(results)}
   The commits count for Flux on this disk: plain commits 4 times per batch and Flux R=2 about
   twice, and a commit is what the disk makes dearer. ${tmpfsSentence(results)} A commit costs this much here because local
   workerd's SQLite calls \`fsync\` at every commit: under \`strace -c\`, a copy of
