@@ -241,7 +241,7 @@ export function analysisSection(results) {
   ${fmt(plain(1)?.cpuMicrosPerEvent, 1)} → ${fmt(plain(16)?.cpuMicrosPerEvent, 1)} µs for the plain baseline.
   So the plain baseline is not flat here (${[1, 4, 16].map((p) => fmt(plain(p)?.eventsPerSecond)).join(" → ")} events/s for P = 1, 4, 16),
   unlike in the issue's measurement on another machine (about 108,000 and 113,000 at P=1 and 4): each of its sub-batches is
-  a call that commits a row (204–286 µs of CPU on this disk and 114–170 on tmpfs, \`npm run bench:calls\` on 2026-12-03),
+  a call that commits a row (204–286 µs of CPU on this disk and 58–170 on tmpfs, \`npm run bench:calls\` in three runs on 2026-12-03),
   and P=16 pays 16 of them per batch.
   ${partitionFloor(results)}
 - **Against raw.** ${rawFloor(results)}
