@@ -1,8 +1,7 @@
 // "What limits the misses": the reading of one run, from its own counted numbers (calls and
 // rows per batch, CPU per event, the profile's shares), so it stays true when the code changes.
-import { fmt, pct } from "./report-cost.mjs";
+import { cell, fmt, pct, roundRatios } from "./report-cost.mjs";
 
-const cell = (results, label, partitions, batchSize = 100) => results.matrix.find((c) => c.label === label && c.partitions === partitions && c.batchSize === batchSize);
 const perBatch = (c, field) => (c?.counters ? c.counters[field] / c.batches : NaN);
 
 function workPerBatch(results, partitions) {
@@ -77,14 +76,18 @@ function p16Profile(results) {
   per sub-batch is paid four times as often per event.`;
 }
 
+/** " (rounds least–most)" of the same-round ratios of `a` to `b`, or "" with fewer than two rounds. */
+function roundsRange(a, b) {
+  const xs = roundRatios(a, b);
+  return xs.length > 1 ? ` (rounds ${fmt(Math.min(...xs), 2)}–${fmt(Math.max(...xs), 2)})` : "";
+}
+
 /** Flux R=2 against plain at P=4 in this run: the median rounds' ratio, each round's, and their CPU per event. */
 function p4Rounds(results) {
   const r2 = cell(results, "Flux R=2", 4);
   const plain = cell(results, "plain", 4);
   if (!r2 || !plain) return "this run has no P=4 cells.";
-  const byRound = (r2.rounds ?? []).map((r, i) => r.eventsPerSecond / (plain.rounds?.[i]?.eventsPerSecond ?? NaN)).filter(Number.isFinite);
-  const range = byRound.length > 1 ? ` (rounds ${fmt(Math.min(...byRound), 2)}–${fmt(Math.max(...byRound), 2)})` : "";
-  return `this run gave ${fmt(r2.eventsPerSecond / plain.eventsPerSecond, 2)}${range}, with ${fmt(r2.cpuMicrosPerEvent, 1)} and ${fmt(plain.cpuMicrosPerEvent, 1)} µs.`;
+  return `this run gave ${fmt(r2.eventsPerSecond / plain.eventsPerSecond, 2)}${roundsRange(r2, plain)}, with ${fmt(r2.cpuMicrosPerEvent, 1)} and ${fmt(plain.cpuMicrosPerEvent, 1)} µs.`;
 }
 
 /** Sampled CPU per event by role in this run's two profiles: the product's router and replicas against the plain Worker and objects. */
@@ -183,7 +186,9 @@ function replicationSentence(results) {
     return { events, extraUs: (r2.cpuMicrosPerEvent - r1.cpuMicrosPerEvent) * events, r1Us: r1.cpuMicrosPerEvent * events, writes: r2.counters.calls.write, forwards };
   };
   const onTmpfs = (label) => results.tmpfs?.matrix.find((c) => c.label === label);
-  const disk = perForward(cell(results, "Flux R=1", 4), cell(results, "Flux R=2", 4));
+  const r1 = cell(results, "Flux R=1", 4);
+  const r2 = cell(results, "Flux R=2", 4);
+  const disk = perForward(r1, r2);
   const tmpfs = perForward(onTmpfs("Flux R=1"), onTmpfs("Flux R=2"));
   if (!disk) return "This run has no counted P=4 cells for R=1 and R=2.";
   const floor = (place, events) => FORWARD_FLOOR.callUs + FORWARD_FLOOR.commitUs[place] + (FORWARD_FLOOR.stepNsPerRecord * events) / 1000;
@@ -191,12 +196,8 @@ function replicationSentence(results) {
   const onTmpfsText = tmpfs
     ? ` With the state on tmpfs it cost ${fmt(tmpfs.extraUs)} µs against a floor of ${fmt(floor("tmpfs", tmpfs.events))}, and a ratio of at most ${fmt(tmpfs.r1Us / (tmpfs.r1Us + floor("tmpfs", tmpfs.events)), 2)}.`
     : "";
-  const r1 = cell(results, "Flux R=1", 4);
-  const r2 = cell(results, "Flux R=2", 4);
-  const byRound = (r2.rounds ?? []).map((r, i) => r.eventsPerSecond / (r1.rounds?.[i]?.eventsPerSecond ?? NaN)).filter(Number.isFinite);
-  const range = byRound.length > 1 ? ` (rounds ${fmt(Math.min(...byRound), 2)}–${fmt(Math.max(...byRound), 2)})` : "";
   return `The ratio moves from run to run more than the code did: ${R2_R1_BEFORE}; this run gave
-  ${fmt(r2.eventsPerSecond / r1.eventsPerSecond, 2)}${range}. R=2 made one forward per write call (${fmt(disk.forwards)} forwards for ${fmt(disk.writes)} writes, ${fmt(disk.events)} events
+  ${fmt(r2.eventsPerSecond / r1.eventsPerSecond, 2)}${roundsRange(r2, r1)}. R=2 made one forward per write call (${fmt(disk.forwards)} forwards for ${fmt(disk.writes)} writes, ${fmt(disk.events)} events
   each): locally one isolate routes every batch and its coalescer keeps one call in flight per primary, so no second write
   reaches a primary while its forward is out, and the primary's own grouping (writes from several router isolates, as on the
   platform, travel in one forward; \`test/unit/replica-steps.test.ts\`) has nothing to merge here. Each forward cost ${fmt(disk.extraUs)} µs of CPU beyond R=1's work for the same events. A forward must cost at least an

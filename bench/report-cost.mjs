@@ -7,7 +7,10 @@ import { lineChart } from "./svg.mjs";
 export const fmt = (n, digits = 0) => (Number.isFinite(n) ? n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits }) : "n/a");
 export const pct = (r) => `${(r * 100).toFixed(0)}%`;
 const usd = (n) => (Number.isFinite(n) ? `$${n < 0.01 ? n.toFixed(5) : n.toFixed(4)}` : "n/a");
-const cell = (results, label, partitions, batchSize = 100) => results.matrix.find((c) => c.label === label && c.partitions === partitions && c.batchSize === batchSize);
+/** Each round's ratio of cell `a`'s events/s to cell `b`'s in the same round (a run's rounds differ by up to a fifth). */
+export const roundRatios = (a, b) => (a?.rounds ?? []).map((r, i) => r.eventsPerSecond / (b?.rounds?.[i]?.eventsPerSecond ?? NaN)).filter(Number.isFinite);
+/** The matrix cell of `label` at `partitions` and `batchSize`. */
+export const cell = (results, label, partitions, batchSize = 100) => results.matrix.find((c) => c.label === label && c.partitions === partitions && c.batchSize === batchSize);
 
 /** How the 100-event rows were chosen, when they ran in rounds. */
 function roundsSentence(results) {
@@ -214,11 +217,9 @@ function targetRows(results) {
     const met = value >= goal;
     rows.push(`| ${name} | ${fmt(value, 2)}${detail ? ` (${detail})` : ""} | ${met ? `met (${fmt(value / goal, 2)}× the target)` : `**missed**: ${fmt(value / goal, 2)} of the target, needs ${fmt(goal / value, 2)}×`} |`);
   };
-  // Same-round ratios beside the median rounds' one: the rounds of one run differ by up to a fifth.
+  // Same-round ratios beside the median rounds' one.
   const rounds = (a, b) => {
-    const ra = tp(a, 4)?.rounds ?? [];
-    const rb = tp(b, 4)?.rounds ?? [];
-    const xs = ra.map((r, i) => r.eventsPerSecond / (rb[i]?.eventsPerSecond ?? NaN)).filter(Number.isFinite);
+    const xs = roundRatios(tp(a, 4), tp(b, 4));
     return xs.length > 1 ? `; same-round ratios ${xs.map((x) => fmt(x, 2)).join(", ")}` : "";
   };
   ratio("R=2 ≥ plain at P=4 (ratio)", r2(4) / tp("plain", 4)?.eventsPerSecond, 1, `${fmt(r2(4))} vs ${fmt(tp("plain", 4)?.eventsPerSecond)} events/s${rounds("Flux R=2", "plain")}`);
