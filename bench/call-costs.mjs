@@ -44,10 +44,13 @@ export default {
     const calls = Number(url.searchParams.get("calls"));
     const s = "x".repeat(2500);
     if (kind === "request") return new Response("ok");
+    if (kind === "insertSpread" || kind === "insertTogether") {
+      const spread = Array.from({ length: 8 }, (_, i) => env.TARGET.getByName("spread-" + i));
+      if (kind === "insertSpread") for (let i = 0; i < calls; i++) await spread[i % spread.length].insert(s);
+      else await Promise.all(spread.map(async (o, k) => { for (let i = k; i < calls; i += spread.length) await o.insert(s); }));
+      return new Response("ok");
+    }
     const stub = env.TARGET.getByName("primary");
-    const spread = Array.from({ length: 8 }, (_, i) => env.TARGET.getByName("spread-" + i));
-    if (kind === "insertSpread") for (let i = 0; i < calls; i++) await spread[i % spread.length].insert(s);
-    if (kind === "insertTogether") await Promise.all(spread.map(async (o, k) => { for (let i = k; i < calls; i += spread.length) await o.insert(s); }));
     for (let i = 0; i < calls; i++) {
       if (kind === "empty") await stub.empty();
       else if (kind === "take") await stub.take(s);
