@@ -45,12 +45,14 @@ export class Coordinator extends DurableObject<Env> {
    */
   async putDataflow(id: string, spec: DataflowSpec): Promise<PutDataflowResult> {
     return this.#exclusive(async () => {
+      // Validation before comparison (issue 26): a spec that does not fit its stream's
+      // schema is invalid whether or not the id exists, deleting or with another spec.
+      const declared = readStream(this.#kv, spec.stream);
+      const problems = declared ? specProblems(declared.schema, spec) : [];
+      if (problems.length > 0) return { status: "invalid", problems };
       const existing = this.#records.read(id);
       if (existing?.deleting) return { status: "deleting", record: existing };
       if (existing && !isSameSpec(existing.spec, spec)) return { status: "conflict", record: existing };
-      const declared = readStream(this.#kv, spec.stream);
-      const problems = !existing && declared ? specProblems(declared.schema, spec) : [];
-      if (problems.length > 0) return { status: "invalid", problems };
       const firstEpoch = this.#records.tombstone(id) + 1;
       const record = existing ?? planDataflow(id, spec, Date.now(), this.#config.locationHints, firstEpoch);
       if (!existing) this.#records.put(record);

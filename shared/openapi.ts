@@ -29,6 +29,13 @@ import { MintTokenRequestSchema, MintTokenResponseSchema } from "./wire/tokens.t
 
 import { errors, schemaHelpers, WITH_BODY, type JsonSchema } from "./openapi-helpers.ts";
 
+/**
+ * The order every route checks a request in (issue 26): so a request that is both invalid
+ * and in conflict with stored state always gets the 400, whatever is stored.
+ */
+const VALIDATION_ORDER =
+  "Every route checks a request in one order: first authentication (401, 403); then the whole request: path, query, headers and body, and a spec's or a batch's fit to its stream's declared schema (400, 413, 415); only then what is stored: an unknown stream or dataflow (404), an id with another spec or being deleted, a schema a dataflow would not fit, a seq below the dedup window (409). A refused request changes nothing.";
+
 /** The schema helpers plus the path parameters several routes share. */
 function helpers(definitions: Record<string, JsonSchema>) {
   const base = schemaHelpers(definitions);
@@ -52,7 +59,7 @@ function dataflowPaths(h: Helpers) {
           "200": ok("already exists with this spec", PutDataflowResponseSchema),
           ...errors(["400", "409", ...WITH_BODY], {
             "400": "invalid spec (INVALID_REQUEST, INVALID_JSON), or one that does not fit its stream's declared schema (INVALID_REQUEST): a field it reads that is undeclared, optional or of another type, or that no event can hold (its nearest declared ancestor not an object, or an object declaring fields of its own with additionalFields false)",
-            "409": "exists with another spec, or being deleted",
+            "409": "a valid spec (every 400 check passed first) under an id that exists with another spec, or is being deleted",
           }),
         },
       },
@@ -196,7 +203,7 @@ export function buildOpenApi(): Record<string, unknown> {
   const errorSchema = h.schemaOf(ErrorEnvelopeSchema, "output");
   return {
     openapi: "3.1.0",
-    info: { title: "Flux on Workers", version: "1", description: "Fault-tolerant, exactly-once windowed aggregation over event streams." },
+    info: { title: "Flux on Workers", version: "1", description: `Fault-tolerant, exactly-once windowed aggregation over event streams. ${VALIDATION_ORDER}` },
     security: [{ bearer: [] }],
     components: {
       securitySchemes: {

@@ -70,8 +70,9 @@ async function ingest(c: Context<AppEnv>, stream: string, { producer, seq }: { p
     });
   }
   const { dataflows, schema } = await routeStream(c.env, c.get("routingCache"), stream, false);
-  if (dataflows.length === 0) throw new FluxError("UNKNOWN_STREAM", `no dataflow reads stream '${stream}'`);
+  // The events against the stream's declared schema first: the request is judged whole before what is stored (no reader) answers (issue 26).
   if (schema) checkStreamEvents(stream, schema, events);
+  if (dataflows.length === 0) throw new FluxError("UNKNOWN_STREAM", `no dataflow reads stream '${stream}'`);
   const receivedAtMs = Date.now();
   const routed = dataflows.map((record) => ({
     record,
