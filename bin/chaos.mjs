@@ -21,9 +21,10 @@ if (!kinds.includes(kind) || !Number.isInteger(partition)) {
   process.exit(2);
 }
 
-const devVars = readFileSync(".dev.vars", "utf8");
-const token = /^FLUX_API_TOKEN=(.*)$/m.exec(devVars)?.[1]?.trim();
-const adminToken = /^FLUX_ADMIN_TOKEN=(.*)$/m.exec(devVars)?.[1]?.trim();
+// The tokens of `npm start`'s .dev.vars, unless FLUX_TOKEN and FLUX_ADMIN_TOKEN name others (as for the CLI).
+const devVars = process.env.FLUX_TOKEN && process.env.FLUX_ADMIN_TOKEN ? "" : readFileSync(".dev.vars", "utf8");
+const token = process.env.FLUX_TOKEN || /^FLUX_API_TOKEN=(.*)$/m.exec(devVars)?.[1]?.trim();
+const adminToken = process.env.FLUX_ADMIN_TOKEN || /^FLUX_ADMIN_TOKEN=(.*)$/m.exec(devVars)?.[1]?.trim();
 const base = `http://127.0.0.1:${port}`;
 
 const res = await fetch(`${base}/v1/dataflows/${encodeURIComponent(dataflow)}`, { headers: { authorization: `Bearer ${token}` } }).catch((err) => {

@@ -38,7 +38,7 @@ function configOf(c: Context<AppEnv>): FluxConfig {
   } catch (err) {
     // Names only: a value may be anything, and the log is read more widely than wrangler.toml.
     const names = err instanceof z.ZodError ? [...new Set(err.issues.map((issue) => String(issue.path[0])))].join(", ") : String(err);
-    console.error(`invalid configuration: ${names} (README, "Configuration")`, { method: c.req.method, path: c.req.path });
+    console.error(`invalid configuration: ${names} (docs/CONFIGURATION.md)`, { method: c.req.method, path: c.req.path });
     throw new FluxError("INTERNAL", "internal error: this deployment's configuration ([vars] in wrangler.toml) is invalid, so it answers 500 until its operator fixes it; the Worker log names the variable");
   }
 }
@@ -55,7 +55,7 @@ export function createApp(): Hono<AppEnv> {
     refuseStrayUpgrade(c);
     await next();
   });
-  app.get("/", (c) => c.json({ name: "flux-on-workers", api: "/v1", docs: "see README.md" }));
+  app.get("/", (c) => c.json({ name: "flux-on-workers", api: "/v1", docs: "see README.md and docs/API.md" }));
 
   app.use("/v1/*", async (c, next) => {
     if (!cache) {

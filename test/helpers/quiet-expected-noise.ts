@@ -14,7 +14,7 @@ const EXPECTED: { name: string; test: (text: string) => boolean }[] = [
   // Also a primary's own spread-close step stopped by an injected fault (platform/replica-ports.ts logs it).
   { name: "injected-fault rejections", test: (t) => (t.includes("Uncaught (in promise)") || t.includes("a spread close's step failed")) && /\(injected\b|hung \(injected\)/.test(t) },
   { name: "node:inspector notes", test: (t) => t.includes("node:inspector") || t.includes("specifier=node%3Ainspector") },
-  { name: "the invalid-configuration test's log line", test: (t) => t.includes("invalid configuration: FLUX_MAX_BODY_BYTES (README") },
+  { name: "the invalid-configuration test's log line", test: (t) => t.includes("invalid configuration: FLUX_MAX_BODY_BYTES (docs/CONFIGURATION.md") },
   { name: "test-secret warnings", test: (t) => t.includes("Missing required secrets: FLUX_API_TOKEN") || t.startsWith("Using secrets defined in process.env") },
 ];
 
