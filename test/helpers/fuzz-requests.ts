@@ -77,6 +77,36 @@ const goodSpec = {
   filter: { field: "flow.bytes", op: "gt", value: 0 },
   partitions: 1,
 };
+/** The schema of the fixtures' declared stream. */
+export const DECLARED_SCHEMA = { fields: { page: { type: "string" }, ts: { type: "time" }, "flow.bytes": { type: "integer" } }, additionalFields: false };
+
+/** The spec of the fixture dataflow on the declared stream (the suite creates it so). */
+export const DECLARED_SPEC = {
+  stream: FIXTURES.declaredStream,
+  key: "page",
+  timeField: "ts",
+  window: { kind: "tumbling", sizeMs: 1000 },
+  aggregates: { b: { op: "sum", field: "flow.bytes" } },
+  partitions: 1,
+};
+
+/**
+ * {@link DECLARED_SPEC} with one field it reads renamed: to a declared field (of the right
+ * type or not), an undeclared one, or one over a length a field could hold, and sometimes a
+ * partition count that differs too. Sent to the fixture's own id, each must get the answer a
+ * fresh id would (issue 26: validation before comparison with the stored spec).
+ */
+export function declaredSpecRenamed(at: (typeof RENAMED_AT)[number], name: string, partitions: number) {
+  const spec = structuredClone(DECLARED_SPEC) as Record<string, unknown> & typeof DECLARED_SPEC;
+  if (at === "field") spec.aggregates.b.field = name;
+  else spec[at] = name;
+  spec.partitions = partitions;
+  return spec;
+}
+/** Where {@link declaredSpecRenamed} renames, and to what. */
+export const RENAMED_AT = ["key", "timeField", "field"] as const;
+export const RENAMED_TO = ["page", "ts", "flow.bytes", "flow", "undeclared", "t".repeat(129)] as const;
+
 const goodMint = { scope: "read", dataflows: [FIXTURES.dataflow], ttlSeconds: 60 };
 const goodSchema = { fields: { page: { type: "string" }, ts: { type: "time" }, "flow.bytes": { type: "integer" } } };
 
@@ -126,6 +156,7 @@ const BODIES = {
     mutated(goodSpec).map((v) => JSON.stringify(v) ?? ""),
     fc.tuple(fc.integer({ min: 30, max: 3000 }), fc.constantFrom<"not" | "and" | "or">("not", "and", "or")).map(([levels, op]) => deepFilterSpec(levels, op)),
     fc.constant(JSON.stringify(goodSpec).replace('"aggregates":{', '"aggregates":{"__proto__":{"op":"bogus"},')),
+    fc.tuple(fc.constantFrom(...RENAMED_AT), fc.constantFrom(...RENAMED_TO), fc.constantFrom(1, 2)).map(([at, name, p]) => JSON.stringify(declaredSpecRenamed(at, name, p))),
   ),
   schema: fc.oneof(fc.constant(JSON.stringify(goodSchema)), mutated(goodSchema).map((v) => JSON.stringify(v) ?? "")),
   events: fc.oneof(
@@ -199,6 +230,8 @@ export const FIXED_EXAMPLES: FuzzRequest[] = [
   { method: "PUT", path: "/v1/streams/fz-proto", headers: json, body: encoder.encode('{"fields":{"a":{"type":"string"},"__proto__":{"type":"x"}}}'), expectStatus: 400 },
   { method: "PUT", path: "/v1/dataflows/fz-text", headers: { ...json, "content-type": "text/plain" }, body: encoder.encode(JSON.stringify(goodSpec)), expectStatus: 415 },
   { method: "PUT", path: "/v1/dataflows/__proto__", headers: json, body: encoder.encode(JSON.stringify(goodSpec)), expectStatus: 400 },
+  // Issue 26: a spec its stream's schema refuses, under an existing id, is a 400 as under a new one (it was a 409).
+  { method: "PUT", path: `/v1/dataflows/${FIXTURES.declaredDataflow}`, headers: json, body: encoder.encode(JSON.stringify({ ...DECLARED_SPEC, timeField: "t".repeat(129) })), expectStatus: 400 },
   { method: "POST", path: `/v1/admin/replicas/${encodeURIComponent(`${FIXTURES.dataflow}/p0/g0`)}/fault`, headers: json, body: encoder.encode('{"kind":"crash"}'), expectStatus: 403 },
   // Every event filtered out: 200 and no partition touched (defect 2 is checked on its body in strict-input.test.ts).
   { method: "POST", path: `/v1/streams/${FIXTURES.stream}/events`, headers: { ...json, "flux-producer-id": "fz-fixed", "flux-seq": "1" }, body: encoder.encode('[{"page":"a","ts":1,"flow":{"bytes":0}}]'), expectStatus: 200 },

@@ -13,7 +13,7 @@ import { createApp } from "../../functions/app.ts";
 import { ErrorEnvelopeSchema } from "../../shared/errors.ts";
 import { COORDINATOR_NAME } from "../../shared/names.ts";
 import { buildOpenApi } from "../../shared/openapi.ts";
-import { FIXED_EXAMPLES, FIXTURES, fuzzRequest, type FuzzRequest } from "../helpers/fuzz-requests.ts";
+import { DECLARED_SCHEMA, DECLARED_SPEC, FIXED_EXAMPLES, FIXTURES, fuzzRequest, type FuzzRequest } from "../helpers/fuzz-requests.ts";
 
 /** Generated requests per run, beside the fixed examples: 10–20 s here. */
 const RUNS = 1000;
@@ -111,6 +111,22 @@ async function check(req: FuzzRequest): Promise<void> {
   // A 409 SEQ_TOO_OLD may come after other partitions applied the batch (docs/API.md).
   if (res.status >= 400 && code !== "SEQ_TOO_OLD") expect(after, `${where}\nchanged state`).toBe(current);
   current = after;
+  if (code === "SPEC_CONFLICT" && req.method === "PUT" && pathname.startsWith("/v1/dataflows/")) await checkValidatedFirst(init, where);
+}
+
+let freshIds = 0;
+/**
+ * Validation before comparison (issue 26): a spec refused as a conflict with a stored one
+ * must be valid, so under a fresh id it is created (and deleted again here).
+ */
+async function checkValidatedFirst(init: RequestInit, where: string): Promise<void> {
+  freshIds += 1;
+  const fresh = `/v1/dataflows/fuzz-fresh-${freshIds}`;
+  const res = await app.request(fresh, init, env);
+  expect(res.status, `${where}\nthe same body under a fresh id: ${res.status} ${(await res.text()).slice(0, 300)}`).toBe(201);
+  const removed = await app.request(fresh, { method: "DELETE", headers: { authorization: "Bearer test-token" } }, env);
+  expect(removed.status, where).toBeLessThan(300);
+  current = await fingerprint();
 }
 
 async function put(path: string, body: unknown): Promise<void> {
@@ -121,9 +137,9 @@ async function put(path: string, body: unknown): Promise<void> {
 describe("fuzzing every route", () => {
   beforeAll(async () => {
     const window = { kind: "tumbling", sizeMs: 1000 };
-    await put(`/v1/streams/${FIXTURES.declaredStream}`, { fields: { page: { type: "string" }, ts: { type: "time" }, "flow.bytes": { type: "integer" } }, additionalFields: false });
+    await put(`/v1/streams/${FIXTURES.declaredStream}`, DECLARED_SCHEMA);
     await put(`/v1/dataflows/${FIXTURES.dataflow}`, { stream: FIXTURES.stream, key: "page", timeField: "ts", window, aggregates: { n: { op: "count" } }, filter: { field: "flow.bytes", op: "gt", value: 0 }, partitions: 2 });
-    await put(`/v1/dataflows/${FIXTURES.declaredDataflow}`, { stream: FIXTURES.declaredStream, key: "page", timeField: "ts", window, aggregates: { b: { op: "sum", field: "flow.bytes" } }, partitions: 1 });
+    await put(`/v1/dataflows/${FIXTURES.declaredDataflow}`, DECLARED_SPEC);
     current = await fingerprint();
   });
 

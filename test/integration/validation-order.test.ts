@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { call, postEvents, uniqueName } from "../helpers/api.ts";
+import { DECLARED_SCHEMA, DECLARED_SPEC, declaredSpecRenamed, FIXTURES, RENAMED_AT, RENAMED_TO } from "../helpers/fuzz-requests.ts";
 
 const window = { kind: "tumbling", sizeMs: 10_000 };
 const aggregates = { n: { op: "count" } };
@@ -46,4 +47,37 @@ describe("validation before comparison with stored state", () => {
     // A batch that fits reaches the stored state, where nothing reads the stream yet.
     expect(await errorOf(await postEvents(stream, "p", 2, [{ page: "home" }]))).toMatchObject({ status: 404, code: "UNKNOWN_STREAM" });
   }, 20_000);
+
+  it("gives every variant of a stored spec under its own id the answer a fresh id gets (400), or a conflict only when it is valid", async () => {
+    expect((await call("PUT", `/v1/streams/${FIXTURES.declaredStream}`, DECLARED_SCHEMA)).status).toBe(201);
+    expect((await call("PUT", `/v1/dataflows/${FIXTURES.declaredDataflow}`, DECLARED_SPEC)).status).toBe(201);
+    const answers = new Map<number, number>();
+    for (const at of RENAMED_AT) {
+      for (const name of RENAMED_TO) {
+        for (const partitions of [1, 2]) {
+          const spec = declaredSpecRenamed(at, name, partitions);
+          const existing = await errorOrStatus(await call("PUT", `/v1/dataflows/${FIXTURES.declaredDataflow}`, spec));
+          const freshId = uniqueName("fresh");
+          const fresh = await errorOrStatus(await call("PUT", `/v1/dataflows/${freshId}`, spec));
+          const where = `${at} → ${name.slice(0, 20)}, partitions ${partitions}`;
+          answers.set(existing.status, (answers.get(existing.status) ?? 0) + 1);
+          if (fresh.status === 400) expect(existing, where).toEqual(fresh);
+          else {
+            expect(fresh.status, where).toBe(201);
+            expect(existing.status, where).toBe(JSON.stringify(spec) === JSON.stringify(DECLARED_SPEC) ? 200 : 409);
+            expect((await call("DELETE", `/v1/dataflows/${freshId}`)).status, where).toBe(200);
+          }
+        }
+      }
+    }
+    // Both kinds of answer were reached, so the comparison above meant something.
+    expect(answers.get(400)).toBeGreaterThan(10);
+    expect(answers.get(409)).toBeGreaterThan(0);
+  }, 60_000);
 });
+
+/** A status with the error's code and message, if any. */
+async function errorOrStatus(res: Response): Promise<{ status: number; code?: string; message?: string }> {
+  const body = (await res.json()) as { error?: { code: string; message: string } };
+  return body.error ? { status: res.status, code: body.error.code, message: body.error.message } : { status: res.status };
+}
