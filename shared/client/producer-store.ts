@@ -3,7 +3,7 @@
  * next seq, the batch in flight (written before it is sent) and running totals (written
  * in the same save that clears the batch, so they stay exact across crashes).
  */
-import { z } from "zod";
+import * as z from "zod";
 
 /** Counts of everything acknowledged so far. `records` come from the ingest answer (0 while the server does not report them). */
 const ProducerTotalsSchema = z.object({
