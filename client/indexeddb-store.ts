@@ -29,6 +29,7 @@ interface IdbDatabaseLike {
   transaction(store: string, mode: "readonly" | "readwrite", options?: { durability: "strict" }): IdbTransactionLike;
   close(): void;
   onversionchange: (() => void) | null;
+  onclose: (() => void) | null;
 }
 
 /** The part of `indexedDB` (an `IDBFactory`) the store uses. */
@@ -79,11 +80,13 @@ export class IndexedDbStore implements ProducerStore {
   private open(): Promise<IdbDatabaseLike> {
     this.db ??= openDatabase(this.factory, this.database).then(
       (db) => {
-        // Another tab upgrading the database asks us to let go; the next call reopens it.
+        // Another tab upgrading the database asks us to let go, or the browser closed the
+        // connection (site data cleared): the next call reopens it.
         db.onversionchange = () => {
           db.close();
           this.db = null;
         };
+        db.onclose = () => (this.db = null);
         return db;
       },
       (err: unknown) => {

@@ -48,7 +48,6 @@ let server: Server;
 let origin: string;
 let sdk: string;
 const ingest = new FakeIngestServer(() => Date.now());
-const pageErrors: string[] = [];
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -93,7 +92,6 @@ afterAll(async () => {
   await browser?.close();
   server?.closeAllConnections();
   await new Promise((resolve) => server?.close(resolve));
-  expect(pageErrors).toEqual([]);
 });
 
 describe("IndexedDbStore in Chromium", () => {
@@ -102,6 +100,7 @@ describe("IndexedDbStore in Chromium", () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     ingest.next({ kind: "answer" }, { kind: "answer" }, { kind: "hold-answer", release: held });
     const page = await browser.newPage();
+    const pageErrors: string[] = [];
     page.on("pageerror", (err) => pageErrors.push(err.message));
     const pageState = () => page.evaluate(() => (globalThis as unknown as { flux: PageState }).flux);
 
@@ -122,6 +121,7 @@ describe("IndexedDbStore in Chromium", () => {
     expect(after.totals).toMatchObject({ batches: 8, events: EVENTS, duplicateBatches: 1 });
     expect(ingest.applied).toEqual(Array.from({ length: EVENTS }, (_, i) => ({ i })));
     expect(ingest.requests.map((r) => [r.producer, r.seq])).toEqual([1, 2, 3, 3, 4, 5, 6, 7, 8].map((seq) => [before.producerId, seq]));
+    expect(pageErrors).toEqual([]);
     await page.close();
   }, 60_000);
 });

@@ -4,82 +4,12 @@
  * before that. The real thing runs in Chromium in test/browser/indexeddb-store.test.ts.
  */
 import { describe, expect, it, vi } from "vitest";
-import { IndexedDbStore, type IdbFactoryLike } from "../../../client/indexeddb-store.ts";
+import { IndexedDbStore } from "../../../client/indexeddb-store.ts";
 import { defaultRuntime } from "../../../client/runtime.ts";
 import { FluxClient } from "../../../shared/client/flux-client.ts";
 import { freshProducerState } from "../../../shared/client/producer-store.ts";
+import { FakeIndexedDb } from "../../helpers/fake-indexeddb.ts";
 import { FakeIngestServer } from "../../helpers/fake-ingest-server.ts";
-
-type Factory = IdbFactoryLike;
-type Db = ReturnType<Factory["open"]>["result"];
-type Tx = ReturnType<Db["transaction"]>;
-
-/** Requests and transactions settle in a later microtask, as in a browser; commits can be held or made to fail. */
-class FakeIndexedDb implements Factory {
-  /** Committed records: `database/store/key` to value. */
-  readonly committed = new Map<string, unknown>();
-  /** Transactions waiting for {@link releaseCommits} while `holding`. */
-  holding = false;
-  private held: (() => void)[] = [];
-  failNextCommit = false;
-
-  open(name: string) {
-    const stores = new Set<string>();
-    const db: Db = {
-      objectStoreNames: { contains: (store) => stores.has(store) },
-      createObjectStore: (store) => stores.add(store),
-      transaction: (store) => this.transaction(`${name}/${store}`),
-      close: () => undefined,
-      onversionchange: null,
-    };
-    const request = { result: db, error: null, onsuccess: null as (() => void) | null, onerror: null as (() => void) | null, onupgradeneeded: null as (() => void) | null };
-    queueMicrotask(() => {
-      request.onupgradeneeded?.();
-      request.onsuccess?.();
-    });
-    return request;
-  }
-
-  releaseCommits(): void {
-    this.holding = false;
-    for (const commit of this.held.splice(0)) commit();
-  }
-
-  private transaction(prefix: string): Tx {
-    const staged = new Map<string, unknown>();
-    const tx: Tx = {
-      error: null,
-      oncomplete: null,
-      onerror: null,
-      onabort: null,
-      objectStore: () => ({
-        get: (key) => this.request(this.committed.get(`${prefix}/${key}`)),
-        put: (value, key) => {
-          staged.set(`${prefix}/${key}`, value);
-          return this.request(undefined);
-        },
-      }),
-    };
-    const commit = () => {
-      if (this.failNextCommit) {
-        this.failNextCommit = false;
-        (tx as { error: unknown }).error = new Error("QuotaExceededError");
-        tx.onabort?.();
-        return;
-      }
-      for (const [k, v] of staged) this.committed.set(k, v);
-      tx.oncomplete?.();
-    };
-    queueMicrotask(() => queueMicrotask(() => (this.holding ? this.held.push(commit) : commit())));
-    return tx;
-  }
-
-  private request<T>(result: T) {
-    const request = { result, error: null, onsuccess: null as (() => void) | null, onerror: null as (() => void) | null };
-    queueMicrotask(() => request.onsuccess?.());
-    return request;
-  }
-}
 
 function setUp() {
   const server = new FakeIngestServer(() => Date.now());
