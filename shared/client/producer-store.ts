@@ -72,7 +72,8 @@ export function addAck(t: ProducerTotals, events: number, duplicate: boolean, re
 /**
  * Where a producer keeps its state. `save` must be durable when it resolves (the
  * producer sends a batch only after its save resolved). Implementations: memory (here),
- * a file for Node (`bin/cli/file-store.ts`), localStorage for browsers (`client/browser.ts`).
+ * a file for Node (`bin/cli/file-store.ts`), IndexedDB and localStorage for browsers
+ * (`client/indexeddb-store.ts`, `client/browser.ts`); one contract test runs against all.
  */
 export interface ProducerStore {
   /** The saved state, or null when there is none. */
