@@ -78,23 +78,28 @@ export class IndexedDbStore implements ProducerStore {
 
   /** The database, opened (and its object store created) once; a failed open is retried by the next call. */
   private open(): Promise<IdbDatabaseLike> {
-    this.db ??= openDatabase(this.factory, this.database).then(
+    if (this.db) return this.db;
+    const opening: Promise<IdbDatabaseLike> = openDatabase(this.factory, this.database).then(
       (db) => {
         // Another tab upgrading the database asks us to let go, or the browser closed the
         // connection (site data cleared): the next call reopens it.
+        const forget = () => {
+          if (this.db === opening) this.db = null;
+        };
         db.onversionchange = () => {
           db.close();
-          this.db = null;
+          forget();
         };
-        db.onclose = () => (this.db = null);
+        db.onclose = forget;
         return db;
       },
       (err: unknown) => {
-        this.db = null;
+        if (this.db === opening) this.db = null;
         throw err;
       },
     );
-    return this.db;
+    this.db = opening;
+    return opening;
   }
 }
 
@@ -122,5 +127,5 @@ function completed(tx: IdbTransactionLike, what: string): Promise<void> {
 }
 
 function idbError(what: string, cause: unknown): Error {
-  return new Error(`IndexedDB: ${what} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  return new Error(`IndexedDB: ${what} failed: ${cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause)}`, { cause });
 }

@@ -16,6 +16,8 @@ export class FakeIndexedDb implements Factory {
   holding = false;
   private held: (() => void)[] = [];
   failNextCommit = false;
+  /** Every connection opened, oldest first. */
+  readonly connections: Db[] = [];
 
   open(name: string) {
     const stores = new Set<string>();
@@ -27,6 +29,7 @@ export class FakeIndexedDb implements Factory {
       onversionchange: null,
       onclose: null,
     };
+    this.connections.push(db);
     const request = { result: db, error: null, onsuccess: null as (() => void) | null, onerror: null as (() => void) | null, onupgradeneeded: null as (() => void) | null };
     queueMicrotask(() => {
       request.onupgradeneeded?.();
@@ -58,7 +61,7 @@ export class FakeIndexedDb implements Factory {
     const commit = () => {
       if (this.failNextCommit) {
         this.failNextCommit = false;
-        (tx as { error: unknown }).error = new Error("QuotaExceededError");
+        (tx as { error: unknown }).error = Object.assign(new Error("the quota is exceeded"), { name: "QuotaExceededError" });
         tx.onabort?.();
         return;
       }

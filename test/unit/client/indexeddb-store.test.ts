@@ -55,8 +55,19 @@ describe("IndexedDbStore", () => {
     const producer = await client.producer({ stream: "s", store: store() });
     idb.failNextCommit = true;
     await producer.send({ a: 1 });
-    await expect(producer.flush()).rejects.toThrow("IndexedDB: saving flux:s failed: QuotaExceededError");
+    await expect(producer.flush()).rejects.toThrow("IndexedDB: saving flux:s failed: QuotaExceededError: the quota is exceeded");
     expect(server.requests).toHaveLength(0);
+  });
+
+  it("opens the database once, and again after the browser closed the connection", async () => {
+    const idb = new FakeIndexedDb();
+    const store = new IndexedDbStore("a", { indexedDB: idb });
+    await store.save(freshProducerState("flux-a", "s"));
+    await store.load();
+    expect(idb.connections).toHaveLength(1);
+    idb.connections[0]?.onclose?.();
+    expect((await store.load())?.producerId).toBe("flux-a");
+    expect(idb.connections).toHaveLength(2);
   });
 
   it("keeps producers under different keys apart and refuses a value that is not a saved state", async () => {
