@@ -67,7 +67,8 @@ export default defineConfig({
         },
       },
       {
-        // The dashboard in headless Chromium against `wrangler dev` (test/helpers/local-stack.ts).
+        // Headless Chromium: the dashboard against `wrangler dev` (test/helpers/local-stack.ts), and
+        // the IndexedDB producer store against a Node ingest server.
         test: {
           name: "browser",
           environment: "node",

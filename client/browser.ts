@@ -1,11 +1,16 @@
 /**
- * Browser helpers for the producer: a store in `localStorage` (written synchronously, so a
- * batch is saved before it is sent even if the tab dies right after), and delivery while
- * the page is hidden or closed through `keepalive` requests. `navigator.sendBeacon` is not
- * used: it cannot send the producer headers and bearer token that ingest requires.
+ * The SDK's browser entry point (its size budget: docs/CLIENT.md, "Bundle size"):
+ * `createFluxClient`, the producer stores `IndexedDbStore` (`indexeddb-store.ts`) and
+ * `LocalStorageStore` (written synchronously, so a batch is saved before it is sent even if
+ * the tab dies right after), and delivery while the page is hidden or closed through
+ * `keepalive` requests. `navigator.sendBeacon` is not used: it cannot send the producer
+ * headers and bearer token that ingest requires.
  */
 import { parseProducerState, type ProducerState, type ProducerStore } from "../shared/client/producer-store.ts";
 import type { Producer } from "../shared/client/producer.ts";
+
+export { createFluxClient } from "./flux.ts";
+export { IndexedDbStore } from "./indexeddb-store.ts";
 
 /** The part of the Web Storage API the store uses. */
 interface StorageLike {

@@ -5,7 +5,7 @@
  * Filters, projections, keys, times, aggregates, custom operators' fields and stream
  * schemas all read fields through this module.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 /** A field path split into its names. */
 export type FieldPath = readonly string[];

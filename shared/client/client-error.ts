@@ -3,7 +3,7 @@
  * details) with the HTTP status, or a network failure (status 0). `retryable` says
  * whether sending the same request again can succeed (docs/CLIENT.md, "Errors").
  */
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The error envelope, read tolerantly: a code this client does not know yet (a newer

@@ -3,7 +3,7 @@
  * schemas), results pages, self-resuming subscriptions and idempotent producers. Pure: the
  * platform comes in as `runtime` (`client/runtime.ts` builds the default one).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { describeIssues } from "../http/describe-issues.ts";
 import { invalidRequest } from "./client-error.ts";
 import {

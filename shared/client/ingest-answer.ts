@@ -3,7 +3,7 @@
  * record counts (`records: {accepted, filtered, late}`) and per-partition `late` counts are
  * newer fields, so they may be absent (issue 13 interface); totals then count only events.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { IngestResponseSchema } from "../wire/ingest.ts";
 
 const PartitionAckSchema = IngestResponseSchema.shape.dataflows.element.shape.partitions.element.extend({

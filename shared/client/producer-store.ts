@@ -3,7 +3,7 @@
  * next seq, the batch in flight (written before it is sent) and running totals (written
  * in the same save that clears the batch, so they stay exact across crashes).
  */
-import { z } from "zod";
+import * as z from "zod";
 
 /** Counts of everything acknowledged so far. `records` come from the ingest answer (0 while the server does not report them). */
 const ProducerTotalsSchema = z.object({
@@ -72,7 +72,8 @@ export function addAck(t: ProducerTotals, events: number, duplicate: boolean, re
 /**
  * Where a producer keeps its state. `save` must be durable when it resolves (the
  * producer sends a batch only after its save resolved). Implementations: memory (here),
- * a file for Node (`bin/cli/file-store.ts`), localStorage for browsers (`client/browser.ts`).
+ * a file for Node (`bin/cli/file-store.ts`), IndexedDB and localStorage for browsers
+ * (`client/indexeddb-store.ts`, `client/browser.ts`); one contract test runs against all.
  */
 export interface ProducerStore {
   /** The saved state, or null when there is none. */

@@ -2,7 +2,7 @@
  * Response bodies of the HTTP API, as zod schemas: routes build values of these types,
  * and the OpenAPI document (`shared/openapi.ts`) is generated from the same schemas.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { StoredDataflowSpecSchema } from "./dataflow-spec.ts";
 import { ReplicaStatusSchema } from "./replica-rpc.ts";
 import { StreamRecordSchema } from "./stream-schema.ts";

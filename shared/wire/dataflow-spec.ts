@@ -2,7 +2,7 @@
  * The dataflow spec accepted by `PUT /v1/dataflows/{id}` and stored by the coordinator.
  * Unknown fields are rejected at the HTTP boundary so typos never pass silently.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { FieldPathSchema } from "../field-path.ts";
 import { FilterSchema, StoredFilterSchema } from "./filter.ts";
 import { checkSpec } from "./spec-checks.ts";

@@ -2,7 +2,7 @@
  * Dataflow filters (issue 6): comparisons on event fields combined with and/or/not,
  * evaluated by the router before routing, so replicas only ever see events that pass.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { FieldPathSchema, fieldReader } from "../field-path.ts";
 
 const ScalarSchema = z.union([z.string().max(1_000), z.number(), z.boolean(), z.null()]);

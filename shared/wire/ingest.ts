@@ -1,5 +1,5 @@
 /** HTTP-level shapes of ingest: the producer headers and the success response. */
-import { z } from "zod";
+import * as z from "zod";
 
 /** A valid `Flux-Producer-Id`, whole: 1 to 128 letters, digits, '_', '.', ':' or '-'. */
 const PRODUCER_ID = /^[A-Za-z0-9_.:-]{1,128}$/;

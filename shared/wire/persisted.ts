@@ -2,7 +2,7 @@
  * Records a replica keeps in durable storage. Each carries `v` so later deploys can read
  * old data (STYLE.md §2); reads tolerate unknown fields and check `v`.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { StoredDataflowSpecSchema } from "./dataflow-spec.ts";
 
 /** A replica's role within its partition's current epoch; a `retired` replica refuses all work. */

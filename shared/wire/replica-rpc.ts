@@ -3,7 +3,7 @@
  * Internal callers pass already-typed values; replies are result unions keyed on
  * `status`, never exceptions, for expected outcomes such as a stale epoch.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { StoredDataflowSpecSchema } from "./dataflow-spec.ts";
 import { LogEntrySchema, RoleSchema } from "./persisted.ts";
 import { WindowResultSchema } from "./window-result.ts";

@@ -5,7 +5,7 @@
  * and a dataflow may only read declared fields of a suitable type. Streams without a
  * declaration accept any JSON object, as before.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { DataflowSpec } from "./dataflow-spec.ts";
 import { fieldUses } from "./spec-checks.ts";
 import { filterFields } from "./filter.ts";

@@ -3,7 +3,7 @@
  * for each partition, written `seq,seq,...` in partition order. Outputs are numbered the
  * same on every replica of a partition, so a cursor survives a fail-over unchanged.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { AggregateValueSchema } from "./window-result.ts";
 
 /** A cursor string as it appears in `?cursor=` or `Last-Event-ID`. */

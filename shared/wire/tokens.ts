@@ -2,7 +2,7 @@
  * Scoped, expiring tokens (issue 13): the mint request and answer, and the claims a
  * token carries. Claims name their resources explicitly; there are no wildcards.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { NameSchema } from "./dataflow-spec.ts";
 
 /** Longest lifetime a minted token may have, seconds (24 h). */

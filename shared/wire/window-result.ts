@@ -1,5 +1,5 @@
 /** The shape of one window's results, as stored by replicas and returned by the results API. */
-import { z } from "zod";
+import * as z from "zod";
 
 /** One entry of a `topk` aggregate: `count` is an upper bound of the value's weight, `count - error` a lower bound. */
 const TopEntrySchema = z.object({ value: z.string(), count: z.number(), error: z.number() });

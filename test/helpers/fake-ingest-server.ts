@@ -1,7 +1,7 @@
 /**
  * A fake Flux ingest endpoint for client unit tests: applies each (producer, seq) once,
  * like the real replicas, and can be told how to answer the next requests (a 503 with
- * Retry-After, a network failure, an answer lost after applying, a hang, any error).
+ * Retry-After, a network failure, an answer lost or held back after applying, a hang, any error).
  */
 import type { FetchLike, RequestOptions, ResponseLike } from "../../shared/client/runtime.ts";
 
@@ -12,7 +12,11 @@ export type Script =
   /** Applies the batch, then fails as if the answer was lost. */
   | { kind: "lose-answer" }
   /** Never answers. */
-  | { kind: "hang" };
+  | { kind: "hang" }
+  /** Answers as usual (a placeholder, so a later script meets a later request). */
+  | { kind: "answer" }
+  /** Applies the batch, then answers only once `release` resolves. */
+  | { kind: "hold-answer"; release: Promise<void> };
 
 /** One request the server saw. */
 export interface SeenRequest {
@@ -66,6 +70,7 @@ export class FakeIngestServer {
       this.applied.push(...events);
     }
     if (step?.kind === "lose-answer") throw new TypeError("connection reset");
+    if (step?.kind === "hold-answer") await step.release;
     const dataflow = { dataflow: "df", partitions: [{ partition: 0, lsn: this.applied.length, replicated: true, duplicate }], ...(this.recordCounts && !duplicate ? { records: this.recordCounts(events) } : {}) };
     const body = { stream, producer, seq, events: events.length, duplicate, dataflows: [dataflow] };
     return new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });

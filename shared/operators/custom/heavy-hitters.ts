@@ -11,7 +11,7 @@
  * It is written only against `Operator`: no logs, replicas or retries. The runtime makes
  * its alerts exactly-once across crashes and fail-overs.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { defineOperator } from "../define-operator.ts";
 import type { Emit, Operator, ResultFilter } from "../operator.ts";
 import { keyedWindowSlicing } from "../keyed-window-slices.ts";
