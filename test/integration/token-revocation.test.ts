@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../functions/app.ts";
 import { ErrorEnvelopeSchema } from "../../shared/errors.ts";
 import { RevokeTokenResponseSchema } from "../../shared/wire/tokens.ts";
-import { call, createDataflow, postEvents } from "../helpers/api.ts";
+import { call, createDataflow } from "../helpers/api.ts";
 import { bearer, mint, sign } from "../helpers/tokens.ts";
 import { openSubscription } from "../helpers/websocket.ts";
 
