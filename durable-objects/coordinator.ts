@@ -14,6 +14,8 @@ import type { StreamRouting } from "../shared/router/routing-cache.ts";
 import type { DataflowRecord, HealthMap, SuspectVerdict } from "../shared/wire/routing.ts";
 import { specProblems, type SchemaProblem, type StreamRecord, type StreamSchema } from "../shared/wire/stream-schema.ts";
 import { declareStream, listStreams, readStream, type PutStreamResult } from "./stream-store.ts";
+import { revokedIds, revokeToken } from "./revocation-store.ts";
+import type { Revocation } from "../shared/tokens/revocations.ts";
 import { finishDeletion } from "./dataflow-deletion.ts";
 import { MonitorAlarm } from "./monitor-alarm.ts";
 import { MonitorRecords } from "./monitor-records.ts";
@@ -133,6 +135,16 @@ export class Coordinator extends DurableObject<Env> {
    */
   async reportSuspect(replica: string): Promise<SuspectVerdict> {
     return this.#monitor.suspect(replica);
+  }
+
+  /** Revokes signed token `id` (issue 26); a repeat reports the first revocation. */
+  async revokeToken(id: string): Promise<Revocation> {
+    return revokeToken(this.#kv, id, Date.now());
+  }
+
+  /** The ids of revoked tokens that could still be unexpired (what routers cache). */
+  async revokedTokens(): Promise<string[]> {
+    return revokedIds(this.#kv, Date.now());
   }
 
   override async alarm(): Promise<void> {

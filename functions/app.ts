@@ -1,6 +1,6 @@
 /**
  * Builds the Hono app: error envelope, `/v1` access control, config parsing and the
- * resource routes. One app per isolate; its routing cache, slow-call reports and write coalescer live in the closure.
+ * resource routes. One app per isolate; its routing cache, revocation list, slow-call reports and write coalescer live in the closure.
  */
 import { Hono, type Context, type MiddlewareHandler, type Next } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -9,10 +9,11 @@ import { parseFluxConfig, type FluxConfig } from "../shared/config.ts";
 import { FluxError } from "../shared/errors.ts";
 import { buildOpenApi } from "../shared/openapi.ts";
 import { RoutingCache } from "../shared/router/routing-cache.ts";
+import { RevocationCache } from "../shared/tokens/revocation-cache.ts";
 import { countWorkerRequest } from "../platform/counters.ts";
 import type { WriteCoalescer } from "../shared/router/write-coalescer.ts";
 import type { AppEnv } from "./app-env.ts";
-import { newCoalescer } from "./cluster.ts";
+import { fetchRevokedTokens, newCoalescer } from "./cluster.ts";
 import { authenticate } from "./auth.ts";
 import { SuspectReports } from "./suspect-reports.ts";
 import { errorResponse, onError, onNotFound } from "./http-errors.ts";
@@ -45,7 +46,7 @@ function configOf(c: Context<AppEnv>): FluxConfig {
 
 /** Creates the Worker's app. */
 export function createApp(): Hono<AppEnv> {
-  let cache: { config: FluxConfig; routing: RoutingCache; suspects: SuspectReports; coalescer: WriteCoalescer } | undefined;
+  let cache: { config: FluxConfig; routing: RoutingCache; revocations: RevocationCache; suspects: SuspectReports; coalescer: WriteCoalescer } | undefined;
   const app = new Hono<AppEnv>();
   app.onError(onError);
   app.notFound(onNotFound);
@@ -60,10 +61,13 @@ export function createApp(): Hono<AppEnv> {
   app.use("/v1/*", async (c, next) => {
     if (!cache) {
       const config = configOf(c);
-      cache = { config, routing: new RoutingCache(config.routingCacheMs), suspects: new SuspectReports(), coalescer: newCoalescer(config) };
+      const env = c.env;
+      const revocations = new RevocationCache(config.revocationCacheMs, () => fetchRevokedTokens(env, config));
+      cache = { config, routing: new RoutingCache(config.routingCacheMs), revocations, suspects: new SuspectReports(), coalescer: newCoalescer(config) };
     }
     c.set("config", cache.config);
     c.set("routingCache", cache.routing);
+    c.set("revocations", cache.revocations);
     c.set("suspects", cache.suspects);
     c.set("coalescer", cache.coalescer);
     await next();

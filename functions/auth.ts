@@ -3,7 +3,9 @@
  * token (compared in constant time) or a verified signed token; what it may do is decided
  * by `shared/tokens/access.ts`. Browsers may send a signed read token to the subscribe route
  * in `?access_token=` or a `flux-token.<token>` WebSocket subprotocol; a long-lived token is
- * never accepted there. No token is ever logged or echoed.
+ * never accepted there. A signed token's id is checked against the isolate's copy of the
+ * revocation list (issue 26), so a revocation costs no object call per request. No token is
+ * ever logged or echoed (its id is not secret: it grants nothing).
  */
 import type { Context } from "hono";
 import { FluxError } from "../shared/errors.ts";
@@ -23,7 +25,7 @@ const TOKEN_SUBPROTOCOL = "flux-token.";
  */
 export function authenticate(c: Context<AppEnv>): Promise<void> | void {
   const access = requiredAccess(c.req.method, c.req.path);
-  const adminPath = access.kind === "admin" || access.kind === "mint";
+  const adminPath = access.kind === "admin" || access.kind === "tokens";
   const secretName = adminPath ? "FLUX_ADMIN_TOKEN" : "FLUX_API_TOKEN";
   if (!(adminPath ? c.env.FLUX_ADMIN_TOKEN : c.env.FLUX_API_TOKEN)) {
     throw new FluxError("NOT_CONFIGURED", `${secretName} is not set; this deployment refuses requests until it is (wrangler secret put ${secretName})`);
@@ -37,7 +39,7 @@ export function authenticate(c: Context<AppEnv>): Promise<void> | void {
     if (!isAllowed(principal, access)) throw new FluxError("FORBIDDEN", `this token does not allow ${c.req.method} ${c.req.path}${describeScope(principal)}`);
     c.set("principal", principal);
   };
-  if (isSignedToken(credential.token)) return verifySigned(c.env, credential.token).then(admit);
+  if (isSignedToken(credential.token)) return verifySigned(c, credential.token).then(admit);
   admit(longLived(c.env, credential.token, credential.inUrl));
 }
 
@@ -61,14 +63,37 @@ function presentedCredential(c: Context<AppEnv>): { token: string; inUrl: boolea
   return query ? { token: query, inUrl: true } : null;
 }
 
-/** The principal a signed token carries, once its signature and expiry are checked. */
-async function verifySigned(env: Env, token: string): Promise<Principal> {
-  const secrets = parseTokenSecrets(env.FLUX_TOKEN_SECRETS);
+/** The principal a signed token carries, once its signature, expiry and revocation are checked; `details.reason` says which failed. */
+async function verifySigned(c: Context<AppEnv>, token: string): Promise<Principal> {
+  const secrets = parseTokenSecrets(c.env.FLUX_TOKEN_SECRETS);
   if (!secrets.ok) throw new FluxError("NOT_CONFIGURED", `signed tokens are not enabled on this deployment: ${secrets.problem}`);
   const verdict = await verifyToken(token, secrets.secrets, Date.now(), hmacSha256);
-  if (verdict.ok) return { kind: "scoped", claims: verdict.claims };
-  const why = { malformed: "is malformed", signature: "has a signature no configured secret made (tampered, or its secret was retired)", expired: "has expired" };
-  throw new FluxError("UNAUTHORIZED", `the signed token ${why[verdict.reason]}`);
+  if (!verdict.ok) {
+    const why = { malformed: "is malformed", signature: "has a signature no configured secret made (tampered, or its secret was retired)", expired: "has expired" };
+    throw new FluxError("UNAUTHORIZED", `the signed token ${why[verdict.reason]}`, { reason: verdict.reason });
+  }
+  const { id } = verdict.claims;
+  if (id !== undefined && (await c.var.revocations.isRevoked(id, Date.now()))) throw tokenRevoked(id);
+  return { kind: "scoped", claims: verdict.claims };
+}
+
+/** The 401 for a revoked token; `details.reason` is `revoked`. */
+export function tokenRevoked(id: string): FluxError {
+  return new FluxError("UNAUTHORIZED", `the signed token ${id} was revoked (POST /v1/admin/tokens/${id}/revoke); mint a new one`, { reason: "revoked", id });
+}
+
+/**
+ * For a connection that outlives its request (a subscription): whether the caller's signed
+ * token has been revoked since, from the isolate's list (fresh within FLUX_REVOCATION_CACHE_MS).
+ * Never true for a long-lived token or a token without an id.
+ * @returns the check, and the token's id for the message when it says yes.
+ */
+export function revocationCheck(c: Context<AppEnv>): { id: string; isRevoked: () => Promise<boolean> } | null {
+  const { principal, revocations } = c.var;
+  const id = principal.kind === "scoped" ? principal.claims.id : undefined;
+  if (id === undefined) return null;
+  // A list that cannot be refreshed keeps the one held (RevocationCache), so this rarely fails; then the stream goes on.
+  return { id, isRevoked: () => revocations.isRevoked(id, Date.now()).catch(() => false) };
 }
 
 /** Which long-lived token `token` is; one in a URL is refused without being compared. */

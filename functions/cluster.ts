@@ -4,7 +4,7 @@
  * per-isolate cache. While the coordinator is down, cached routing keeps ingest going.
  */
 import type { DeadlineTimer } from "../platform/deadline-timer.ts";
-import { coordinatorStub, ingestStatsStub } from "../platform/object-calls.ts";
+import { coordinatorStub, ingestStatsStub, withDeadline } from "../platform/object-calls.ts";
 import { replicaPort as replicaPortWithDeadline } from "../platform/replica-ports.ts";
 import type { FluxConfig } from "../shared/config.ts";
 import { FluxError } from "../shared/errors.ts";
@@ -54,6 +54,11 @@ export function replicaPort(env: Env, config: FluxConfig, timer: DeadlineTimer, 
 /** The isolate's write coalescer: bounds, a 1 ms poll, and a give-up past two calls' worth of replica timeout. */
 export function newCoalescer(config: FluxConfig): WriteCoalescer {
   return new WriteCoalescer({ maxBatches: 64, maxChars: 4_000_000, pollMs: 1, giveUpMs: 3 * config.replicaTimeoutMs, staleMs: 2 * config.replicaTimeoutMs, lingerPolls: config.coalesceLingerMs, now: Date.now });
+}
+
+/** The revoked token ids (issue 26), bounded by the replica timeout; if the coordinator cannot answer, a retryable 503. */
+export function fetchRevokedTokens(env: Env, config: FluxConfig): Promise<string[]> {
+  return askCoordinator(env, (co) => withDeadline(() => co.revokedTokens(), config.replicaTimeoutMs, "the coordinator"));
 }
 
 /** Tells the monitor a call to `replica` failed, so it probes now; never fails the request. */

@@ -21,6 +21,7 @@ export const ROUTES_WITHOUT_QUERY: readonly [methods: string[], path: string][] 
   [["GET", "PUT"], "/v1/streams/:stream"],
   [["GET"], "/v1/operators"],
   [["POST"], "/v1/admin/tokens"],
+  [["POST"], "/v1/admin/tokens/:id/revoke"],
   [["POST"], "/v1/admin/replicas/:name/fault"],
   [["GET"], "/v1/admin/counters"],
 ];

@@ -3,7 +3,8 @@
  * transport (SSE or WebSocket). Each partition is read from its current primary strictly
  * in output order and the cursor only ever moves to the next output sequence number, so
  * a subscriber that resumes from the last cursor it received sees no gap and no repeat,
- * across fail-overs too (issue 6).
+ * across fail-overs too (issue 6). A feed opened with a signed token stops within one poll
+ * of its router seeing the token revoked (issue 26).
  */
 import { replicaStub, withDeadline } from "../platform/object-calls.ts";
 import type { PartitionRoute } from "../shared/wire/routing.ts";
@@ -26,6 +27,14 @@ export interface FeedStart {
   replicaTimeoutMs: number;
   /** When the feed stops by itself, epoch ms. */
   endAt: number;
+  /** Whether the token the feed was opened with has been revoked since; asked before every poll (absent: never). */
+  isRevoked?: () => Promise<boolean>;
+}
+
+/** How a feed ended: its cursor as text, and whether because its token was revoked (else time, or the client left). */
+export interface FeedEnd {
+  cursorText: string;
+  revoked: boolean;
 }
 
 /** The transport the feed writes to. */
@@ -42,14 +51,16 @@ export interface FeedSink {
 }
 
 /**
- * Polls every partition and sends each new output in order until `start.endAt` or until the
- * client is gone. Replica failures are not errors: the feed refreshes routing and retries.
+ * Polls every partition and sends each new output in order until `start.endAt`, until the
+ * client is gone or until its token is revoked. Replica failures are not errors: the feed
+ * refreshes routing and retries.
  * @returns the cursor after the last event sent, as text (the initial cursor if none was).
  */
-export async function runResultFeed(env: Env, start: FeedStart, sink: FeedSink): Promise<string> {
+export async function runResultFeed(env: Env, start: FeedStart, sink: FeedSink): Promise<FeedEnd> {
   const cursor = [...start.cursor];
   let routes = start.routes;
   while (!sink.isAborted() && Date.now() < start.endAt) {
+    if (await start.isRevoked?.()) return { cursorText: formatCursor(cursor), revoked: true };
     let progressed = false;
     let refresh = false;
     for (const route of routes) {
@@ -70,7 +81,7 @@ export async function runResultFeed(env: Env, start: FeedStart, sink: FeedSink):
     if (refresh) routes = (await askCoordinator(env, (co) => co.getDataflow(start.dataflow)).catch(() => null))?.routes ?? routes;
     if (!progressed) await sink.sleep(POLL_MS);
   }
-  return formatCursor(cursor);
+  return { cursorText: formatCursor(cursor), revoked: false };
 }
 
 /** One page of a partition's outputs after `afterSeq` from its primary, or null if the primary could not serve it. */

@@ -1,4 +1,5 @@
 /** The platform side of signed tokens: HMAC-SHA-256 through the standard WebCrypto API (`crypto.subtle`). */
+import { encodeBase64Url } from "../shared/tokens/base64url.ts";
 import type { HmacSha256 } from "../shared/tokens/signed-token.ts";
 
 /** Signs `message` with `secret`, both as UTF-8. */
@@ -7,6 +8,11 @@ export const hmacSha256: HmacSha256 = async (secret, message) => {
   const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   return new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(message)));
 };
+
+/** A fresh token id (TokenIdSchema): 12 random bytes from the platform's CSPRNG, as 16 base64url characters. */
+export function newTokenId(): string {
+  return encodeBase64Url(crypto.getRandomValues(new Uint8Array(12)));
+}
 
 /**
  * Which of `configured` (in order) `offered` equals, or -1. Each comparison takes time that

@@ -42,6 +42,8 @@ const FluxConfigSchema = z
     FLUX_COALESCE_LINGER_MS: intFromVar(2, 0, 100),
     /** How long a router trusts its cached routing table, ms. */
     FLUX_ROUTING_CACHE_MS: intFromVar(1000, 0, 3_600_000),
+    /** How long a router trusts its copy of the revoked token ids, ms: a revocation is enforced everywhere this long after it (issue 26). */
+    FLUX_REVOCATION_CACHE_MS: intFromVar(5000, 0, 60_000),
     /** Longest key, characters. */
     FLUX_MAX_KEY_LENGTH: intFromVar(256, 1, 65_536),
     /** The monitor probes every replica of an active dataflow this often, ms. */
@@ -81,6 +83,7 @@ const FluxConfigSchema = z
     checkpointEvery: vars.FLUX_CHECKPOINT_EVERY,
     coalesceLingerMs: vars.FLUX_COALESCE_LINGER_MS,
     routingCacheMs: vars.FLUX_ROUTING_CACHE_MS,
+    revocationCacheMs: vars.FLUX_REVOCATION_CACHE_MS,
     maxKeyLength: vars.FLUX_MAX_KEY_LENGTH,
     heartbeatMs: vars.FLUX_HEARTBEAT_MS,
     idleProbeMs: vars.FLUX_IDLE_PROBE_MS,

@@ -59,7 +59,7 @@ const error = (status: string, description: string) => ({
 /** Every status a route may answer with the error envelope, and what it means there. */
 const ERRORS = {
   "400": "invalid request (INVALID_REQUEST, INVALID_JSON, INVALID_EVENT)",
-  "401": "missing, wrong, expired or tampered token",
+  "401": "missing, wrong, expired, tampered or revoked token (details.reason says which, for a signed token)",
   "403": "the token does not allow this request (its scope or resources)",
   "404": "not found",
   "409": "conflict",

@@ -25,7 +25,7 @@ import { DataflowSpecSchema, NameSchema } from "./wire/dataflow-spec.ts";
 import { IngestResponseSchema, ProducerHeadersSchema } from "./wire/ingest.ts";
 import { ResultsQuerySchema } from "./wire/results-query.ts";
 import { CursorTextSchema, SubscribeQuerySchema, SubscriptionEventSchema, SubscriptionMessageSchema } from "./wire/subscription.ts";
-import { MintTokenRequestSchema, MintTokenResponseSchema } from "./wire/tokens.ts";
+import { MintTokenRequestSchema, MintTokenResponseSchema, RevokeTokenResponseSchema, TokenIdSchema } from "./wire/tokens.ts";
 
 import { errors, schemaHelpers, WITH_BODY, type JsonSchema } from "./openapi-helpers.ts";
 
@@ -184,14 +184,32 @@ function operationsPaths(h: Helpers) {
         responses: { "200": ok("counters", CountersSchema), ...errors(["403", "404"], { "404": "faults disabled" }) },
       },
     },
+    "/v1/openapi.json": { get: { summary: "This document", security: [], responses: { "200": { description: "OpenAPI 3.1" }, "400": errors([], { "400": "a WebSocket upgrade (only the subscribe route takes one)" })["400"], "500": errors([])["500"] } } },
+  };
+}
+
+/** Minting and revoking scoped tokens. */
+function tokenPaths(h: Helpers) {
+  const { json, ok, path } = h;
+  return {
     "/v1/admin/tokens": {
       post: {
         summary: "Mint a signed token limited to ingest into named streams, reading named dataflows, or admin, for ttlSeconds (FLUX_ADMIN_TOKEN only)",
         requestBody: { required: true, content: json(MintTokenRequestSchema, "input") },
-        responses: { "200": ok("the token and its expiry (epoch ms)", MintTokenResponseSchema), ...errors(["400", ...WITH_BODY], { "503": "FLUX_TOKEN_SECRETS is not configured, or unavailable" }) },
+        responses: { "200": ok("the token, its id (to revoke it by) and its expiry (epoch ms)", MintTokenResponseSchema), ...errors(["400", ...WITH_BODY], { "503": "FLUX_TOKEN_SECRETS is not configured, or unavailable" }) },
       },
     },
-    "/v1/openapi.json": { get: { summary: "This document", security: [], responses: { "200": { description: "OpenAPI 3.1" }, "400": errors([], { "400": "a WebSocket upgrade (only the subscribe route takes one)" })["400"], "500": errors([])["500"] } } },
+    "/v1/admin/tokens/{id}/revoke": {
+      post: {
+        summary:
+          "Revoke one minted token by its id (FLUX_ADMIN_TOKEN only; no body). The router that answers refuses it at once, every router from effectiveEverywhereAtMs (FLUX_REVOCATION_CACHE_MS after the revocation), with 401 UNAUTHORIZED and details.reason 'revoked'; subscriptions opened with it end within one poll after that. Idempotent",
+        parameters: [path("id", TokenIdSchema, "the token's id, from the mint answer")],
+        responses: {
+          "200": ok("revoked now (`status: revoked`), or already (`already-revoked`, with the first revocation's times)", RevokeTokenResponseSchema),
+          ...errors(["400"], { "400": "an id that is not 16 base64url characters, a body, or a query parameter (INVALID_REQUEST)", "403": "any token but FLUX_ADMIN_TOKEN" }),
+        },
+      },
+    },
   };
 }
 
@@ -199,7 +217,7 @@ function operationsPaths(h: Helpers) {
 export function buildOpenApi(): Record<string, unknown> {
   const definitions: Record<string, JsonSchema> = {};
   const h = helpers(definitions);
-  const paths = { ...dataflowPaths(h), ...streamPaths(h), ...ingestPaths(h), ...subscribePaths(h), ...operationsPaths(h) };
+  const paths = { ...dataflowPaths(h), ...streamPaths(h), ...ingestPaths(h), ...subscribePaths(h), ...operationsPaths(h), ...tokenPaths(h) };
   const errorSchema = h.schemaOf(ErrorEnvelopeSchema, "output");
   return {
     openapi: "3.1.0",
@@ -210,7 +228,7 @@ export function buildOpenApi(): Record<string, unknown> {
         bearer: {
           type: "http",
           scheme: "bearer",
-          description: "FLUX_API_TOKEN (every route outside /v1/admin), FLUX_ADMIN_TOKEN (every route), or a signed token from POST /v1/admin/tokens (its scope)",
+          description: "FLUX_API_TOKEN (every route outside /v1/admin), FLUX_ADMIN_TOKEN (every route), or a signed token from POST /v1/admin/tokens (its scope, until it expires or is revoked)",
         },
       },
       schemas: { Error: errorSchema, ...definitions },

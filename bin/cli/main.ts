@@ -31,7 +31,9 @@ const program = new Command("flux")
   .exitOverride();
 
 for (const command of [applyCommand(), lsCommand(), getCommand(), rmCommand(), postCommand(), tailCommand(), statusCommand(), faultCommand(), tokenCommand()]) {
-  program.addCommand(command.configureOutput(output).showHelpAfterError(!json).exitOverride());
+  // Subcommands (`token revoke`) too: commander copies no settings into a command added whole.
+  for (const each of [command, ...command.commands]) each.configureOutput(output).showHelpAfterError(!json).exitOverride();
+  program.addCommand(command);
 }
 
 try {

@@ -2,7 +2,9 @@
  * `GET /v1/dataflows/{id}/subscribe`: closed windows from a cursor, as Server-Sent Events
  * or, with `Upgrade: websocket`, as WebSocket text messages. Both transports run the one
  * feed in `result-feed.ts`, so resuming from the last cursor received gives no gap and no
- * repeat on either. Validation fails with the usual JSON error before any upgrade.
+ * repeat on either. Validation fails with the usual JSON error before any upgrade. A feed
+ * opened with a signed token that is then revoked ends with a `revoked` event (SSE) or
+ * close code 1008 (WebSocket) within FLUX_REVOCATION_CACHE_MS and one poll (issue 26).
  */
 import { Hono, type Context } from "hono";
 import { streamSSE } from "hono/streaming";
@@ -12,7 +14,7 @@ import { FluxError } from "../../shared/errors.ts";
 import { NameSchema } from "../../shared/wire/dataflow-spec.ts";
 import { CursorTextSchema, parseCursor, SubscribeQuerySchema, type SubscriptionMessage } from "../../shared/wire/subscription.ts";
 import type { AppEnv } from "../app-env.ts";
-import { SUBPROTOCOL } from "../auth.ts";
+import { revocationCheck, SUBPROTOCOL, tokenRevoked } from "../auth.ts";
 import { readableDataflow } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
 import { runResultFeed, type FeedStart } from "../result-feed.ts";
@@ -34,26 +36,39 @@ export const subscribeRoutes = new Hono<AppEnv>().get(
     if (text !== undefined && !CursorTextSchema.safeParse(text).success) throw new FluxError("INVALID_REQUEST", "the cursor must look like 0,12,3");
     const cursor = parseCursor(text, record.spec.partitions);
     if (!cursor) throw new FluxError("INVALID_REQUEST", `the cursor must have one number per partition (${record.spec.partitions})`);
-    const start = (): FeedStart => ({ dataflow: id, routes: record.routes, cursor, replicaTimeoutMs: c.var.config.replicaTimeoutMs, endAt: Date.now() + maxMs });
-    return webSocket ? streamWebSocket(c, start) : streamEvents(c, start);
+    const revocation = revocationCheck(c);
+    const start = (): FeedStart => ({
+      dataflow: id,
+      routes: record.routes,
+      cursor,
+      replicaTimeoutMs: c.var.config.replicaTimeoutMs,
+      endAt: Date.now() + maxMs,
+      ...(revocation ? { isRevoked: revocation.isRevoked } : {}),
+    });
+    return webSocket ? streamWebSocket(c, start) : streamEvents(c, start, revocation?.id);
   },
 );
 
-/** Server-Sent Events: one `window` event per result, its id the cursor after it. */
-function streamEvents(c: Context<AppEnv>, start: () => FeedStart): Response {
+/**
+ * Server-Sent Events: one `window` event per result, its id the cursor after it; a revoked
+ * token's stream ends with one `revoked` event whose data is the 401 error envelope.
+ */
+function streamEvents(c: Context<AppEnv>, start: () => FeedStart, tokenId: string | undefined): Response {
   const env = c.env;
   return streamSSE(c, async (stream) => {
-    await runResultFeed(env, start(), {
+    const end = await runResultFeed(env, start(), {
       send: (event, cursorText) => stream.writeSSE({ id: cursorText, event: "window", data: JSON.stringify(event) }),
       isAborted: () => stream.aborted,
       sleep: (ms) => stream.sleep(ms),
     });
+    if (end.revoked && tokenId !== undefined && !stream.aborted) await stream.writeSSE({ event: "revoked", data: JSON.stringify(tokenRevoked(tokenId).toEnvelope()) });
   });
 }
 
 /**
  * WebSocket: one `window` message per result, then an `end` message and close code 1000
- * when the time is up. A client that closes stops the feed at its next check.
+ * when the time is up, or (no `end`) close code 1008 when its token was revoked. A client
+ * that closes stops the feed at its next check.
  */
 function streamWebSocket(c: Context<AppEnv>, start: () => FeedStart): Response {
   const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
@@ -78,7 +93,11 @@ function streamWebSocket(c: Context<AppEnv>, start: () => FeedStart): Response {
     isAborted: () => gone,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   }).then(
-    (cursorText) => {
+    ({ cursorText, revoked }) => {
+      if (revoked) {
+        if (!gone) server.close(1008, "the token was revoked");
+        return;
+      }
       send({ type: "end", cursor: cursorText });
       if (!gone) server.close(1000, "maxMs reached; reconnect with the cursor");
     },

@@ -21,7 +21,7 @@ import {
 import type { FaultKind } from "../wire/admin.ts";
 import type { StoredDataflowSpecSchema } from "../wire/dataflow-spec.ts";
 import type { StreamSchemaSchema } from "../wire/stream-schema.ts";
-import { MintTokenRequestSchema, MintTokenResponseSchema, type MintTokenRequest } from "../wire/tokens.ts";
+import { MintTokenRequestSchema, MintTokenResponseSchema, RevokeTokenResponseSchema, TokenIdSchema, type MintTokenRequest } from "../wire/tokens.ts";
 import { HttpClient, type ConnectionOptions } from "./http.ts";
 import { Producer } from "./producer.ts";
 import type { ProducerOptions } from "./producer-options.ts";
@@ -96,6 +96,15 @@ export class FluxClient {
       return Promise.reject(invalidRequest(`invalid token request (not sent): ${why}`, z.treeifyError(checked.error)));
     }
     return this.http.json(MintTokenResponseSchema, "POST", path("admin", "tokens"), { auth: "admin", body: checked.data });
+  }
+
+  /**
+   * Revokes a minted token by the `id` its mint answer named (admin token): refused by every
+   * router from `effectiveEverywhereAtMs` on; revoking again answers `already-revoked`.
+   */
+  revokeToken(id: string) {
+    if (!TokenIdSchema.safeParse(id).success) return Promise.reject(invalidRequest(`invalid token id (not sent): '${id}' is not 16 base64url characters`));
+    return this.http.json(RevokeTokenResponseSchema, "POST", path("admin", "tokens", id, "revoke"), { auth: "admin" });
   }
 
   /** Result pages of a dataflow, following `next`. */

@@ -10,7 +10,8 @@ export type Principal = { kind: "api" } | { kind: "admin" } | { kind: "scoped"; 
 
 /**
  * What a request needs: posting into a stream, reading a dataflow, the status (filtered to
- * what the caller may read), the general API, the admin routes, or minting tokens.
+ * what the caller may read), the general API, the admin routes, or managing tokens (minting
+ * and revoking: everything under `/v1/admin/tokens`).
  */
 type Access =
   | { kind: "ingest"; stream: string }
@@ -18,7 +19,7 @@ type Access =
   | { kind: "status" }
   | { kind: "api" }
   | { kind: "admin" }
-  | { kind: "mint" };
+  | { kind: "tokens" };
 
 /**
  * The access a request needs. `pathname` is the raw URL path; segments are percent-decoded
@@ -31,7 +32,7 @@ export function requiredAccess(method: string, pathname: string): Access {
   const [v1, resource, name, sub, ...rest] = segments;
   const reading = method === "GET" || method === "HEAD";
   if (v1 !== "v1" || segments.includes(null)) return { kind: "api" };
-  if (resource === "admin") return name === "tokens" && sub === undefined ? { kind: "mint" } : { kind: "admin" };
+  if (resource === "admin") return name === "tokens" ? { kind: "tokens" } : { kind: "admin" };
   if (rest.length > 0 || !name) return resource === "status" && reading && name === undefined ? { kind: "status" } : { kind: "api" };
   if (resource === "streams" && sub === "events" && method === "POST") return { kind: "ingest", stream: name };
   if (resource === "dataflows" && reading && (sub === undefined || sub === "results" || sub === "subscribe")) return { kind: "read", dataflow: name };
@@ -40,16 +41,17 @@ export function requiredAccess(method: string, pathname: string): Access {
 
 /**
  * Whether `principal` may make a request needing `access`. The admin token may do
- * everything; a signed admin token everything except minting (so a leaked short-lived
- * token cannot extend itself); the API token everything outside `/v1/admin`.
+ * everything; a signed admin token everything except managing tokens (so a leaked short-lived
+ * token cannot extend itself, nor revoke the tokens of others); the API token everything
+ * outside `/v1/admin`.
  */
 export function isAllowed(principal: Principal, access: Access): boolean {
   if (principal.kind === "admin") return true;
-  if (principal.kind === "api") return access.kind !== "admin" && access.kind !== "mint";
+  if (principal.kind === "api") return access.kind !== "admin" && access.kind !== "tokens";
   const { claims } = principal;
   switch (claims.scope) {
     case "admin":
-      return access.kind !== "mint";
+      return access.kind !== "tokens";
     case "ingest":
       return access.kind === "ingest" && claims.streams.includes(access.stream);
     case "read":

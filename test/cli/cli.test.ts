@@ -223,4 +223,22 @@ describe("flux CLI on a local stack", () => {
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("read needs --dataflows");
   });
+
+  it("token revoke revokes one token: it then gets exit 5, the other goes on; again is already-revoked; a bad id is a usage error", async () => {
+    const [revoked, kept] = await Promise.all([1, 2].map(async () => json((await flux("token", "--scope", "read", "--dataflows", "by-page", "--json")).stdout) as { token: string; id: string }));
+    if (!revoked || !kept) throw new Error("two tokens minted");
+    const first = await flux("token", "revoke", revoked.id, "--json");
+    expect(first.code, first.stderr).toBe(0);
+    expect(json(first.stdout)).toMatchObject({ id: revoked.id, status: "revoked" });
+    const again = await flux("token", "revoke", revoked.id);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain(`token ${revoked.id}: already revoked`);
+    const tail = (token: string) => startFlux(["tail", "by-page", "--max", "1", "--from-start", "--json"], dir, { ...env, FLUX_TOKEN: token }).done;
+    const refused = await tail(revoked.token);
+    expect(refused.code).toBe(5);
+    expect(refused.stderr).toContain("was revoked");
+    expect((await tail(kept.token)).code).toBe(0);
+    expect((await flux("token", "revoke", "not-an-id")).code).toBe(2);
+    expect((await startFlux(["token", "revoke", kept.id], dir, { ...env, FLUX_ADMIN_TOKEN: STACK_TOKEN }).done).code).toBe(5);
+  });
 });

@@ -36,8 +36,11 @@ const replicaSegment = fc.oneof(
   segment,
 );
 
+/** A token id for the revoke route: well-formed (16 base64url characters) or not. */
+const tokenIdSegment = fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{16}$/), segment);
+
 /** Every route with the methods it has, and paths that have none; routes that read a body come twice (they parse the most). */
-const pathTemplates = (s: string, r: string): [string, string[], BodyKind][] => [
+const pathTemplates = (s: string, r: string, t: string): [string, string[], BodyKind][] => [
   [`/v1/dataflows/${s}`, ["PUT"], "spec"],
   [`/v1/streams/${s}`, ["PUT"], "schema"],
   [`/v1/streams/${s}/events`, ["POST"], "events"],
@@ -53,6 +56,7 @@ const pathTemplates = (s: string, r: string): [string, string[], BodyKind][] => 
   ["/v1/openapi.json", ["GET"], "any"],
   [`/v1/admin/replicas/${r}/fault`, ["POST"], "fault"],
   ["/v1/admin/tokens", ["POST"], "token"],
+  [`/v1/admin/tokens/${t}/revoke`, ["POST"], "any"],
   [`/v1/${s}`, [], "any"],
   ["/", ["GET"], "any"],
 ];
@@ -203,7 +207,7 @@ const headers = fc.record(
 /** The request generator. Subscriptions get a short `maxMs` so a valid one ends quickly. */
 export const fuzzRequest: fc.Arbitrary<FuzzRequest> = fc
   .record({
-    route: fc.tuple(segment, replicaSegment).chain(([s, r]) => fc.constantFrom(...pathTemplates(s, r))).chain(([path, methods, kind]) =>
+    route: fc.tuple(segment, replicaSegment, tokenIdSegment).chain(([s, r, t]) => fc.constantFrom(...pathTemplates(s, r, t))).chain(([path, methods, kind]) =>
       fc.record({
         path: fc.constant(path),
         method: methods.length > 0 ? fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...methods) }, fc.constantFrom(...ANY_METHOD)) : fc.constantFrom(...ANY_METHOD),

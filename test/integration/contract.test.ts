@@ -33,6 +33,7 @@ describe("validation messages name what is wrong", () => {
       ["GET", `/v1/streams/${stream}?x=1`],
       ["GET", "/v1/operators?x=1"],
       ["POST", "/v1/admin/tokens?x=1", { scope: "admin", ttlSeconds: 60 }, admin],
+      ["POST", "/v1/admin/tokens/AAAAAAAAAAAAAAAA/revoke?x=1", undefined, admin],
       ["POST", `/v1/streams/${stream}/events?dryRun=true`, [{ page: "a", ts: 1, bytes: 1 }], { "flux-producer-id": "q", "flux-seq": "1" }],
     ];
     for (const [method, path, body, headers] of cases) {

@@ -66,14 +66,15 @@ function paramsFit(operation: Operation, params: Record<string, string>): boolea
     });
 }
 
-/** What a refused request must not change: the coordinator's records and every replica's progress. */
+/** What a refused request must not change: the coordinator's records, its revoked token ids and every replica's progress. */
 async function fingerprint(): Promise<string> {
   const coordinator = env.COORDINATOR.getByName(COORDINATOR_NAME);
   const dataflows = await coordinator.listDataflows();
   const streams = await coordinator.listStreams();
+  const revoked = await coordinator.revokedTokens();
   const names = dataflows.flatMap((d) => d.routes.flatMap((r) => [r.primary, ...(r.standby ? [r.standby] : [])]));
   const replicas = await Promise.all(names.map(async (name) => [name, await env.PARTITION_REPLICA.getByName(name).status()]));
-  return JSON.stringify({ dataflows, streams, replicas });
+  return JSON.stringify({ dataflows, streams, revoked, replicas });
 }
 
 let current = "";

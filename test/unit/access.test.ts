@@ -25,7 +25,9 @@ const cases: [string, string, Principal[]][] = [
   ["GET", "/v1/operators", [api, admin, signedAdmin]],
   ["POST", "/v1/admin/replicas/a%2Fp0%2Fg0/fault", [admin, signedAdmin]],
   ["POST", "/v1/admin/tokens", [admin]],
-  ["POST", "/v1/admin/tokens/", [admin, signedAdmin]],
+  // Everything under /v1/admin/tokens manages tokens: only FLUX_ADMIN_TOKEN (issue 26).
+  ["POST", "/v1/admin/tokens/", [admin]],
+  ["POST", "/v1/admin/tokens/AAAAAAAAAAAAAAAA/revoke", [admin]],
   ["GET", "/v1/dataflows/%E0%A4%A/results", [api, admin, signedAdmin]],
 ];
 

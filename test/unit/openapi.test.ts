@@ -17,6 +17,7 @@ describe("buildOpenApi", () => {
       "/v1/admin/counters",
       "/v1/admin/replicas/{name}/fault",
       "/v1/admin/tokens",
+      "/v1/admin/tokens/{id}/revoke",
       "/v1/dataflows",
       "/v1/dataflows/{id}",
       "/v1/dataflows/{id}/results",
@@ -48,6 +49,10 @@ describe("buildOpenApi", () => {
     expect(subscribe?.parameters?.filter((p) => p.in === "query").map((p) => p.name)).toEqual(["cursor", "maxMs", "access_token"]);
     const mint = doc.paths["/v1/admin/tokens"]?.post?.requestBody?.content["application/json"]?.schema as { oneOf?: unknown[]; anyOf?: unknown[] };
     expect((mint.oneOf ?? mint.anyOf ?? []).length).toBe(3);
+    const revoke = doc.paths["/v1/admin/tokens/{id}/revoke"]?.post;
+    expect(revoke?.requestBody).toBeUndefined();
+    expect(revoke?.parameters?.map((p) => [p.name, p.in])).toEqual([["id", "path"]]);
+    expect(Object.keys(revoke?.responses ?? {})).toEqual(expect.arrayContaining(["200", "400", "401", "403"]));
   });
 
   it("resolves every $ref inside the document (recursive filter schemas included)", () => {

@@ -185,6 +185,7 @@ describe("parseFluxConfig", () => {
     checkpointEvery: 512,
     coalesceLingerMs: 2,
     routingCacheMs: 1000,
+    revocationCacheMs: 5000,
     maxKeyLength: 256,
     heartbeatMs: 500,
     idleProbeMs: 1_800_000,
@@ -212,9 +213,10 @@ describe("parseFluxConfig", () => {
         FLUX_DEDUP_WINDOW: "16",
         FLUX_CHECKPOINT_EVERY: "4",
         FLUX_ROUTING_CACHE_MS: "0",
+        FLUX_REVOCATION_CACHE_MS: "250",
         FLUX_MAX_KEY_LENGTH: "65536",
       }),
-    ).toEqual({ ...defaults, maxBodyBytes: 65536, maxBatchEvents: 100, dedupWindow: 16, checkpointEvery: 4, routingCacheMs: 0, maxKeyLength: 65536 });
+    ).toEqual({ ...defaults, maxBodyBytes: 65536, maxBatchEvents: 100, dedupWindow: 16, checkpointEvery: 4, routingCacheMs: 0, revocationCacheMs: 250, maxKeyLength: 65536 });
   });
 
   it("parses location hints and the fault switch, and rejects unknown hints", () => {
@@ -246,6 +248,8 @@ describe("parseFluxConfig", () => {
     ["FLUX_CHECKPOINT_EVERY", "0"],
     ["FLUX_ROUTING_CACHE_MS", "-1"],
     ["FLUX_ROUTING_CACHE_MS", "3600001"],
+    ["FLUX_REVOCATION_CACHE_MS", "-1"],
+    ["FLUX_REVOCATION_CACHE_MS", "60001"],
     ["FLUX_MAX_KEY_LENGTH", "Infinity"],
     ["FLUX_MAX_KEY_LENGTH", "65537"],
     ["FLUX_SEED_PACING", "-1"],
@@ -256,7 +260,7 @@ describe("parseFluxConfig", () => {
     expect(() => parseFluxConfig({ [name]: value })).toThrow();
   });
 
-  it.each(["FLUX_MAX_BODY_BYTES", "FLUX_MAX_BATCH_EVENTS", "FLUX_DEDUP_WINDOW", "FLUX_CHECKPOINT_EVERY", "FLUX_ROUTING_CACHE_MS", "FLUX_MAX_KEY_LENGTH", "FLUX_SEED_PACING"])(
+  it.each(["FLUX_MAX_BODY_BYTES", "FLUX_MAX_BATCH_EVENTS", "FLUX_DEDUP_WINDOW", "FLUX_CHECKPOINT_EVERY", "FLUX_ROUTING_CACHE_MS", "FLUX_REVOCATION_CACHE_MS", "FLUX_MAX_KEY_LENGTH", "FLUX_SEED_PACING"])(
     "throws when %s is set to an empty string instead of reading it as 0",
     (name) => {
       expect(() => parseFluxConfig({ [name]: "" })).toThrow();

@@ -39,6 +39,7 @@ describe("options", () => {
     }
     await (await open({ lingerMs: 0 })).close();
     await expect(client.mintToken({ scope: "read", dataflows: [], ttlSeconds: 60 })).rejects.toMatchObject({ name: "FluxClientError", status: 400, code: "INVALID_REQUEST" });
+    await expect(client.revokeToken("not-a-token-id")).rejects.toMatchObject({ name: "FluxClientError", status: 400, code: "INVALID_REQUEST" });
     expect(server.requests).toHaveLength(0);
   });
 });
