@@ -37,12 +37,15 @@ export const subscribeRoutes = new Hono<AppEnv>().get(
     const cursor = parseCursor(text, record.spec.partitions);
     if (!cursor) throw new FluxError("INVALID_REQUEST", `the cursor must have one number per partition (${record.spec.partitions})`);
     const revocation = revocationCheck(c);
+    // A signed token's feed ends when the token expires, as if maxMs had passed: the client's reconnect then gets the 401.
+    const principal = c.var.principal;
+    const expiresAtMs = principal.kind === "scoped" ? principal.claims.expMs : Number.POSITIVE_INFINITY;
     const start = (): FeedStart => ({
       dataflow: id,
       routes: record.routes,
       cursor,
       replicaTimeoutMs: c.var.config.replicaTimeoutMs,
-      endAt: Date.now() + maxMs,
+      endAt: Math.min(Date.now() + maxMs, expiresAtMs),
       ...(revocation ? { isRevoked: revocation.isRevoked } : {}),
     });
     return webSocket ? streamWebSocket(c, start) : streamEvents(c, start, revocation?.id);

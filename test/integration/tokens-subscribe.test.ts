@@ -31,6 +31,18 @@ describe("subscribing with a scoped token", () => {
     expect(text).not.toContain(token);
   });
 
+  it("ends a stream when its token expires, before maxMs; the reconnect gets 401", async () => {
+    const { id } = await closedWindows();
+    const { token } = await mint({ scope: "read", dataflows: [id], ttlSeconds: 1 });
+    const started = Date.now();
+    const res = await call("GET", `/v1/dataflows/${id}/subscribe?maxMs=20000&access_token=${token}`, undefined, { authorization: "" });
+    expect(res.status).toBe(200);
+    expect((await res.text()).match(/event: window/g)).toHaveLength(2);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const again = await call("GET", `/v1/dataflows/${id}/subscribe?maxMs=200&access_token=${token}`, undefined, { authorization: "" });
+    expect(again.status).toBe(401);
+  }, 20_000);
+
   it("opens a WebSocket for a read token in the flux-token subprotocol and selects flux.v1", async () => {
     const { id, token } = await closedWindows();
     const res = await call("GET", `/v1/dataflows/${id}/subscribe?maxMs=200`, undefined, {
