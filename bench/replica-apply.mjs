@@ -27,7 +27,7 @@ const { partitionFor } = await load("shared/partitioner.ts");
 const { compileDataflow } = await load("shared/operators/compile.ts");
 const { applyEntry, emptyReplicaState } = await load("shared/replica/replica-state.ts");
 const { replicate } = await load("shared/replica/replica-steps.ts");
-const { DataflowSpecSchema } = await load("shared/wire/dataflow-spec.ts");
+const { DataflowSpecSchema } = await load("shared/dataflow-checks/dataflow-spec-schema.ts");
 const { ReplicaMetaSchema } = await load("shared/wire/persisted.ts");
 
 const PARTITIONS = Number(args.partitions);

@@ -25,7 +25,7 @@ const load = (path) => import(pathToFileURL(resolve(args.root, path)).href);
 const { compileDataflow } = await load("shared/operators/compile.ts");
 const { CheckpointBuilder, checkpointPieces } = await load("shared/checkpoint/checkpoint-pieces.ts");
 const { piecesToRows } = await load("shared/checkpoint/checkpoint-rows.ts");
-const { DataflowSpecSchema } = await load("shared/wire/dataflow-spec.ts");
+const { DataflowSpecSchema } = await load("shared/dataflow-checks/dataflow-spec-schema.ts");
 
 const KEYS = Number(args.keys);
 const spec = DataflowSpecSchema.parse(specFor("heap", 1, 2));
