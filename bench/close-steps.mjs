@@ -17,7 +17,8 @@ const keys = Number(args[0] ?? 1_000_000);
 const limit = Number(args[1] ?? 5_000);
 const load = (path) => import(pathToFileURL(resolve(root, path)).href);
 const { compileDataflow } = await load("shared/operators/compile.ts");
-const { DataflowSpecSchema } = await load("shared/wire/dataflow-spec.ts");
+// In wire/dataflow-spec.ts before issue 26 moved it: an older tree (--root) still loads.
+const { DataflowSpecSchema } = await load("shared/dataflow-checks/dataflow-spec-schema.ts").catch(() => load("shared/wire/dataflow-spec.ts"));
 
 const spec = DataflowSpecSchema.parse({
   stream: "s", key: "page", timeField: "ts", partitions: 1,

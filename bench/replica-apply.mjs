@@ -27,7 +27,8 @@ const { partitionFor } = await load("shared/partitioner.ts");
 const { compileDataflow } = await load("shared/operators/compile.ts");
 const { applyEntry, emptyReplicaState } = await load("shared/replica/replica-state.ts");
 const { replicate } = await load("shared/replica/replica-steps.ts");
-const { DataflowSpecSchema } = await load("shared/wire/dataflow-spec.ts");
+// In wire/dataflow-spec.ts before issue 26 moved it: an older tree (--root) still loads.
+const { DataflowSpecSchema } = await load("shared/dataflow-checks/dataflow-spec-schema.ts").catch(() => load("shared/wire/dataflow-spec.ts"));
 const { ReplicaMetaSchema } = await load("shared/wire/persisted.ts");
 
 const PARTITIONS = Number(args.partitions);

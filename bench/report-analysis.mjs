@@ -269,7 +269,7 @@ export function analysisSection(results) {
   requests from the network waiting until it ends. The longest stall while seeding is a
   full garbage collection (below).
 - **Checkpoint stall.** A checkpoint of more than one slice is spread over steps
-  (\`shared/checkpoint/checkpoint-steps.ts\`): each step stages one slice of 5,000 entries
+  (\`shared/replica/checkpoint-steps.ts\`): each step stages one slice of 5,000 entries
   from a copy-on-write cursor, every window keeps its keys' list beside it (so no step
   lists a million keys), and the log trim that follows deletes at most 64 rows per step. At ${fmt(cp?.keys ?? 0)} keys the longest stall while both replicas
   checkpointed was ${fmt(cp?.longestStallMs ?? NaN)} ms, against a probe timeout of 250 ms; it includes the

@@ -3,7 +3,7 @@
 import { routeEvents } from "../shared/ingest/route-events.ts";
 import { windowAggregate } from "../shared/operators/window-aggregate.ts";
 import { partitionFor } from "../shared/partitioner.ts";
-import { DataflowSpecSchema } from "../shared/wire/dataflow-spec.ts";
+import { DataflowSpecSchema } from "../shared/dataflow-checks/dataflow-spec-schema.ts";
 import { api, injectFault, selfCpuSeconds, TOKEN, workerdCpuSeconds } from "./harness.mjs";
 import { makeBatch, prng, runLoad } from "./load.mjs";
 import { checkpointStall, longestProbe, stallProbe } from "./stalls.mjs";

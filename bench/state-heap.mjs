@@ -25,7 +25,8 @@ const load = (path) => import(pathToFileURL(resolve(args.root, path)).href);
 const { compileDataflow } = await load("shared/operators/compile.ts");
 const { CheckpointBuilder, checkpointPieces } = await load("shared/checkpoint/checkpoint-pieces.ts");
 const { piecesToRows } = await load("shared/checkpoint/checkpoint-rows.ts");
-const { DataflowSpecSchema } = await load("shared/wire/dataflow-spec.ts");
+// In wire/dataflow-spec.ts before issue 26 moved it: an older tree (--root) still loads.
+const { DataflowSpecSchema } = await load("shared/dataflow-checks/dataflow-spec-schema.ts").catch(() => load("shared/wire/dataflow-spec.ts"));
 
 const KEYS = Number(args.keys);
 const spec = DataflowSpecSchema.parse(specFor("heap", 1, 2));

@@ -1,5 +1,5 @@
 /**
- * A spread checkpoint's rows in SQLite (`shared/checkpoint/checkpoint-steps.ts`): staged in
+ * A spread checkpoint's rows in SQLite (`shared/replica/checkpoint-steps.ts`): staged in
  * the `checkpoint` table itself, numbered after every row there and carrying their LSN,
  * which is above the stored checkpoint's; readers ask for the rows of the meta's
  * `checkpointLsn`, so staged rows are invisible until the step that completes the

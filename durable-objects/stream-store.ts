@@ -1,6 +1,7 @@
 /** The coordinator's stream declarations in its key-value storage (see `shared/wire/stream-schema.ts`). */
 import type { DataflowRecord } from "../shared/wire/routing.ts";
-import { specProblems, StreamRecordSchema, type SchemaProblem, type StreamRecord, type StreamSchema } from "../shared/wire/stream-schema.ts";
+import { specProblems } from "../shared/dataflow-checks/stream-schema-fit.ts";
+import { StreamRecordSchema, type SchemaProblem, type StreamRecord, type StreamSchema } from "../shared/wire/stream-schema.ts";
 
 const STREAM = "stream:";
 

@@ -21,7 +21,8 @@ import {
   StreamResponseSchema,
 } from "./wire/api.ts";
 import { StreamSchemaSchema } from "./wire/stream-schema.ts";
-import { DataflowSpecSchema, NameSchema } from "./wire/dataflow-spec.ts";
+import { DataflowSpecSchema } from "./dataflow-checks/dataflow-spec-schema.ts";
+import { NameSchema } from "./wire/dataflow-spec.ts";
 import { IngestResponseSchema, ProducerHeadersSchema } from "./wire/ingest.ts";
 import { ResultsQuerySchema } from "./wire/results-query.ts";
 import { CursorTextSchema, SubscribeQuerySchema, SubscriptionEventSchema, SubscriptionMessageSchema } from "./wire/subscription.ts";

@@ -10,7 +10,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { routeEvents } from "../../shared/ingest/route-events.ts";
 import { windowAggregate } from "../../shared/operators/window-aggregate.ts";
-import { DataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
+import { DataflowSpecSchema } from "../../shared/dataflow-checks/dataflow-spec-schema.ts";
 import type { FluxRecord, WindowResult } from "../../shared/wire/window-result.ts";
 
 interface PlainEnv {

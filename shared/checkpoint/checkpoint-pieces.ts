@@ -9,7 +9,6 @@ import { compileDataflow } from "../operators/compile.ts";
 import type { LiveOperator, SliceRestore } from "../operators/operator.ts";
 import type { DataflowSpec } from "../wire/dataflow-spec.ts";
 import { CheckpointSchema, DedupStateSchema, type DedupState } from "../wire/persisted.ts";
-import type { RestoredCheckpoint } from "../replica/replica-state.ts";
 import { isPieceFormat, PieceReader } from "./checkpoint-rows.ts";
 
 /** (window, key) entries per slice: a plain aggregate's slice is ~250k characters, a few ms to parse. */
@@ -26,6 +25,16 @@ const CheckpointHeaderSchema = z.object({
   /** How many slice pieces follow the header. */
   slices: z.number().int().min(0),
 });
+
+/** A checkpoint rebuilt in memory: the operator bound to its restored state, and what it was taken at. */
+export interface RestoredCheckpoint {
+  lsn: number;
+  outputSeq: number;
+  dedup: DedupState;
+  operator: LiveOperator;
+  /** Its stored size, characters: the next checkpoint waits for a quarter of that in new log. */
+  chars: number;
+}
 
 /** The pieces of a checkpoint of `operator` as of `lsn`: header first, then the slices. */
 export function checkpointPieces(lsn: number, outputSeq: number, dedup: DedupState, operator: LiveOperator, perSlice: number): string[] {

@@ -6,7 +6,7 @@
  * its last row arrives. Format 1 (stored before issue 12) is one JSON text cut anywhere;
  * its first row starts with `{"v":1`, never with a piece marker.
  */
-import { chunkText } from "../replica/chunk-text.ts";
+import { chunkText } from "./chunk-text.ts";
 
 const CONTINUES = "+";
 const ENDS = ".";

@@ -7,7 +7,7 @@
  * sorts its keys again as slices add them. Order: UTF-16 code units, as `sort()` and
  * the rest of the operator (`sorted-slots.ts`).
  */
-import { firstAfter } from "../operators/sorted-slots.ts";
+import { firstAfter } from "../sorted.ts";
 
 /** Keys per sorted run: sorting one takes ~10 ms. */
 const RUN_KEYS = 16_384;

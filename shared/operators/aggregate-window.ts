@@ -8,7 +8,6 @@
  */
 import type { HllState } from "./sketches/hyperloglog.ts";
 import type { TopKState } from "./sketches/space-saving.ts";
-import type { RowPreimages } from "./row-preimages.ts";
 import { mergeSorted } from "./sorted-slots.ts";
 
 /** Where a row keeps what: `[n, sum × width, (min × width, max × width)?]`, then the sketches beside it. */
@@ -30,6 +29,16 @@ export function rowLayout(width: number, extremes: boolean, sketches: number, su
   return { width, extremes, stride: 1 + (extremes ? 3 : 1) * width, sketches, summaries };
 }
 
+/**
+ * What a checkpoint cursor sets on a window it still has to write (`RowPreimages`): told
+ * before a row changes, so that it keeps the row as it was at the cursor's opening. An
+ * interface here, so the window needs nothing of the cursor's files (issue 26).
+ */
+export interface RowWatch {
+  /** Keeps `row` as it is now unless it needs no keeping. */
+  keep(window: AggregateWindow, row: number): void;
+}
+
 /** The rows of one window: key → row, and the columns. */
 export class AggregateWindow {
   readonly layout: RowLayout;
@@ -44,7 +53,7 @@ export class AggregateWindow {
   /** `layout.summaries` per row, row after row. */
   readonly top: TopKState[] = [];
   /** Set while a checkpoint cursor still has to write this window: its rows as of the opening. */
-  watch: RowPreimages | null = null;
+  watch: RowWatch | null = null;
   #sorted: readonly string[] = [];
 
   constructor(layout: RowLayout) {

@@ -10,7 +10,7 @@ import { closedThroughField, closedThroughOf } from "../closing/closed-through.t
 import { keepRuns, nextKeys } from "../closing/sorted-runs.ts";
 import { isKeyedWindows } from "./keyed-windows.ts";
 import type { Emit, ResultFilter } from "./operator.ts";
-import { firstAfter } from "./sorted-slots.ts";
+import { firstAfter } from "../sorted.ts";
 import { rowValue, setRow } from "./window-row-json.ts";
 import type { Accumulator, WindowAggregateState } from "./window-aggregate-state.ts";
 

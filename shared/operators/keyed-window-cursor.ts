@@ -11,7 +11,7 @@
  * meanwhile stays reachable through the cursor, so its slots are still written.
  * The lists and cursors live in WeakMaps beside the state, which stays a plain JSON value.
  */
-import type { KeyedWindows } from "./keyed-windows.ts";
+import type { KeyedWindows } from "./keyed-window-state.ts";
 import type { SliceCursor } from "./state-slices.ts";
 
 /** Each window object's slots in insertion order; absent for windows restored from a whole snapshot (listed on first need). */

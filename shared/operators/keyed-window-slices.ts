@@ -3,7 +3,7 @@
  * heavy-hitters): the head is event time and the late count; each slice holds up to N
  * (window, key) accumulators in the same `{ start: { slot: acc } }` shape as `open`.
  */
-import type { KeyedWindows } from "./keyed-windows.ts";
+import type { KeyedWindows } from "./keyed-window-state.ts";
 import type { StateSlicing } from "./state-slices.ts";
 import { addSlot, openWindow, openWindowsCursor } from "./keyed-window-cursor.ts";
 

@@ -6,15 +6,10 @@
  * live here; each operator supplies its accumulator and how one becomes a result.
  */
 import { isAfter, type WindowResult } from "../wire/window-result.ts";
+import type { KeyedWindows } from "./keyed-window-state.ts";
 import type { Emit, ResultFilter } from "./operator.ts";
-import { firstAfter, sortedSlots } from "./sorted-slots.ts";
-
-/** Open windows of accumulators `A`. */
-export interface KeyedWindows<A> {
-  maxTimeMs: number | null;
-  lateRecords: number;
-  open: Record<string, Record<string, A>>;
-}
+import { firstAfter } from "../sorted.ts";
+import { sortedSlots } from "./sorted-slots.ts";
 
 /** A window's result from its accumulator, or null when it has nothing to report. */
 export type ToResult<A> = (key: string, startMs: number, acc: A, closed: boolean) => WindowResult | null;

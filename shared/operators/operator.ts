@@ -16,7 +16,7 @@
  * - Keys of objects built from user strings need a prefix (e.g. `$`) so `__proto__` is safe.
  */
 import type { FluxRecord, ResultPosition, WindowResult } from "../wire/window-result.ts";
-import { addSliceTo, openCursor, splitState, stateFromHead, type SliceCursor, type SplitState, type StateSlicing } from "./state-slices.ts";
+import type { SliceCursor, SplitState, StateSlicing } from "./state-slices.ts";
 
 /** A field each record carries after key and time: numbers are finite and within ±1e15; strings also accept numbers (as their decimal text). */
 export interface RecordField {
@@ -152,4 +152,28 @@ function bindState<S>(operator: Operator<S>, initial: S): LiveOperator {
     openResults: (filter) => operator.openResults?.(state, filter) ?? [],
     lateRecords: () => operator.lateRecords?.(state) ?? 0,
   };
+}
+
+/** The head and slices of an operator's state (no `slicing`: the whole snapshot as head). */
+function splitState<S>(operator: Operator<S>, state: S, perSlice: number): SplitState {
+  if (operator.slicing) return { ...operator.slicing.split(state, perSlice), sliced: true };
+  return { head: operator.snapshot ? operator.snapshot(state) : state, slices: [], sliced: false };
+}
+
+/** A cursor over the state as of now (see {@link StateSlicing.cursor}), or null when the operator has none. */
+function openCursor<S>(operator: Operator<S>, state: S, perSlice: number): SliceCursor | null {
+  return operator.slicing?.cursor?.(state, perSlice) ?? null;
+}
+
+/** A state rebuilt from a head (`sliced: false`: the whole snapshot, restored with `restore`), to which `addSlice` adds slices. */
+function stateFromHead<S>(operator: Operator<S>, head: unknown, sliced: boolean): S {
+  if (!sliced) return operator.restore(head);
+  if (!operator.slicing) throw new Error("checkpoint has slices, but the operator does not slice its state");
+  return operator.slicing.fromHead(head);
+}
+
+/** Adds a slice to a state rebuilt by {@link stateFromHead}. */
+function addSliceTo<S>(operator: Operator<S>, state: S, slice: unknown): void {
+  if (!operator.slicing) throw new Error("checkpoint has slices, but the operator does not slice its state");
+  operator.slicing.addSlice(state, slice);
 }

@@ -7,14 +7,14 @@
  * blocks of {@link BLOCK_ROWS} rows, never copied: one array grown by doubling made the
  * step that crossed a power of two allocate and copy the lot (about 10 ms at 1M rows).
  */
-import type { AggregateWindow } from "./aggregate-window.ts";
+import type { AggregateWindow, RowWatch } from "./aggregate-window.ts";
 import { rowNumbersText, rowSketchesText } from "./window-row-json.ts";
 
 /** Rows per block of kept numbers at most (a window of fewer rows has blocks of its size). */
 const BLOCK_ROWS = 4096;
 
 /** Preimages of the first `count` rows of a window. */
-export class RowPreimages {
+export class RowPreimages implements RowWatch {
   /** Rows at the opening: `0..count-1`. */
   readonly count: number;
   /** Rows the cursor has written already: their later changes need no preimage. */

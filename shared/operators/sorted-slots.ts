@@ -29,18 +29,6 @@ export function sortedSlots(byKey: Record<string, unknown>): readonly string[] {
   return slots;
 }
 
-/** Index of the first slot in `sorted` greater than `slot`. */
-export function firstAfter(sorted: readonly string[], slot: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((sorted[mid] as string) <= slot) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /** Two ascending lists of distinct strings merged into one (UTF-16 code unit order, as `sort()`). */
 export function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
   const out: string[] = [];

@@ -2,9 +2,9 @@
  * Operator state in slices (issue 12): a small head plus slices that each parse and
  * restore on their own, so a fresh replica rebuilds a large state one slice per seed
  * call instead of in one long step (DESIGN.md §4). An operator without `slicing` is
- * checkpointed as one head holding its whole snapshot, restored with `restore`.
+ * checkpointed as one head holding its whole snapshot, restored with `restore`. Only the
+ * types live here; `operator.ts` splits and rebuilds a bound operator's state with them.
  */
-import type { Operator } from "./operator.ts";
 
 /** How an operator splits its state into a head and slices, and rebuilds it from them. */
 export interface StateSlicing<S> {
@@ -44,28 +44,4 @@ export interface SplitState {
   /** JSON texts. */
   slices: string[];
   sliced: boolean;
-}
-
-/** The head and slices of an operator's state (no `slicing`: the whole snapshot as head). */
-export function splitState<S>(operator: Operator<S>, state: S, perSlice: number): SplitState {
-  if (operator.slicing) return { ...operator.slicing.split(state, perSlice), sliced: true };
-  return { head: operator.snapshot ? operator.snapshot(state) : state, slices: [], sliced: false };
-}
-
-/** A cursor over the state as of now (see {@link StateSlicing.cursor}), or null when the operator has none. */
-export function openCursor<S>(operator: Operator<S>, state: S, perSlice: number): SliceCursor | null {
-  return operator.slicing?.cursor?.(state, perSlice) ?? null;
-}
-
-/** A state rebuilt from a head (`sliced: false`: the whole snapshot, restored with `restore`), to which `addSlice` adds slices. */
-export function stateFromHead<S>(operator: Operator<S>, head: unknown, sliced: boolean): S {
-  if (!sliced) return operator.restore(head);
-  if (!operator.slicing) throw new Error("checkpoint has slices, but the operator does not slice its state");
-  return operator.slicing.fromHead(head);
-}
-
-/** Adds a slice to a state rebuilt by {@link stateFromHead}. */
-export function addSliceTo<S>(operator: Operator<S>, state: S, slice: unknown): void {
-  if (!operator.slicing) throw new Error("checkpoint has slices, but the operator does not slice its state");
-  operator.slicing.addSlice(state, slice);
 }

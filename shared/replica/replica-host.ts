@@ -4,17 +4,17 @@
  */
 import type { ResultFilter } from "../operators/operator.ts";
 import type { LogEntry } from "../wire/persisted.ts";
-import { restoreCheckpoint } from "../checkpoint/checkpoint-pieces.ts";
+import { restoreCheckpoint, type RestoredCheckpoint } from "../checkpoint/checkpoint-pieces.ts";
 import type { SeedProgress } from "../checkpoint/seed-progress.ts";
 import type { BatchOutcome, FlushReply, InitReplica, NumberedOutput, Refusal, Replicate, ReplicateReply, ReplicaStatus, Write, WriteReply } from "../wire/replica-rpc.ts";
 import { compareResults, type WindowResult } from "../wire/window-result.ts";
-import { emptyReplicaState, restoreReplicaState, statusOf, type ReplicaState, type ReplicaTuning, type RestoredCheckpoint } from "./replica-state.ts";
+import { emptyReplicaState, restoreReplicaState, statusOf, type ReplicaState, type ReplicaTuning } from "./replica-state.ts";
 import { Forwarder, type ForwardPort } from "./forwarder.ts";
 import { ackStandby, checkEpoch, configure, logBatches, replicate, type BatchVerdict, type StepResult } from "./replica-steps.ts";
-import { continueCheckpoint, takeCheckpoint } from "../checkpoint/checkpoint-steps.ts";
+import { continueCheckpoint, takeCheckpoint } from "./checkpoint-steps.ts";
 import type { ReplicaStorage } from "./replica-storage.ts";
 import { CloseDriver } from "../closing/close-driver.ts";
-import { isClosingPrimary, logCloseEntry } from "../closing/close-step.ts";
+import { isClosingPrimary, logCloseEntry } from "./close-step.ts";
 
 /** The refusal of a replica that was never initialised. */
 export const NOT_INITIALISED: Refusal = { status: "behind", epoch: 0 };

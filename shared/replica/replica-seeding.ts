@@ -7,12 +7,11 @@
  * (`seed-progress.ts`), stages outputs, then installs the staged rows atomically as its
  * checkpoint and becomes a standby that catches up from the survivor's log.
  */
-import { restoreCheckpoint } from "../checkpoint/checkpoint-pieces.ts";
+import { restoreCheckpoint, type RestoredCheckpoint } from "../checkpoint/checkpoint-pieces.ts";
 import { progressAfterChunk } from "../checkpoint/seed-progress.ts";
 import type { DataflowSpec } from "../wire/dataflow-spec.ts";
 import type { BeginSeedReply, FinishSeed, FinishSeedReply, NumberedOutput, Refusal, SeedChunkReply, SeedProgressReply } from "../wire/replica-rpc.ts";
 import { NOT_INITIALISED, type ReplicaHost } from "./replica-host.ts";
-import type { RestoredCheckpoint } from "./replica-state.ts";
 import { checkEpoch } from "./replica-steps.ts";
 
 const snapshotId = (checkpointLsn: number) => `c${checkpointLsn}`;

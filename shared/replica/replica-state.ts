@@ -6,12 +6,13 @@
 import { recordSeq } from "../dedup.ts";
 import { compileDataflow } from "../operators/compile.ts";
 import type { Emit, LiveOperator } from "../operators/operator.ts";
+import type { SliceCursor } from "../operators/state-slices.ts";
 import type { DedupState, LogEntry, ReplicaMeta } from "../wire/persisted.ts";
 import type { NumberedOutput, ReplicaStatus } from "../wire/replica-rpc.ts";
 import type { FluxRecord, WindowResult } from "../wire/window-result.ts";
 import { tickTimeOf } from "./clock-ticks.ts";
 import { CLOSE_KEYS_PER_STEP, isCloseEntry } from "../closing/close-entry.ts";
-import type { SpreadCheckpoint } from "../checkpoint/checkpoint-steps.ts";
+import type { RestoredCheckpoint } from "../checkpoint/checkpoint-pieces.ts";
 
 /** Everything a replica holds in memory. */
 export interface ReplicaState {
@@ -32,6 +33,16 @@ export interface ReplicaState {
   spread: SpreadCheckpoint | null;
 }
 
+/** A checkpoint being written over several steps (`checkpoint-steps.ts`). */
+interface SpreadCheckpoint {
+  lsn: number;
+  outputSeq: number;
+  cursor: SliceCursor & { readonly aborted: boolean };
+  /** Slices staged so far. */
+  written: number;
+  /** Characters staged so far. */
+  chars: number;
+}
 
 /** Storage writes a step asks for; the adapter performs them in one transaction with `meta`. */
 export interface ReplicaEffects {
@@ -62,16 +73,6 @@ export interface ReplicaTuning {
   checkpointLogChars?: number;
   /** (window, key) results one log entry closes at most (default `CLOSE_KEYS_PER_STEP`; the simulator uses a few). Both replicas must agree on it. */
   closeKeysPerStep?: number;
-}
-
-/** A checkpoint rebuilt in memory: the operator bound to its restored state, and what it was taken at. */
-export interface RestoredCheckpoint {
-  lsn: number;
-  outputSeq: number;
-  dedup: DedupState;
-  operator: LiveOperator;
-  /** Its stored size, characters: the next checkpoint waits for a quarter of that in new log. */
-  chars: number;
 }
 
 /** A fresh replica state with no history, or one holding a restored checkpoint. */

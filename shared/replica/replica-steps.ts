@@ -7,7 +7,7 @@ import { highestSeq, judgeSeq } from "../dedup.ts";
 import type { Refusal } from "../wire/replica-rpc.ts";
 import type { BatchOutcome, InitReplica, Replicate, ReplicateReply, Write } from "../wire/replica-rpc.ts";
 import type { LogEntry, Role } from "../wire/persisted.ts";
-import { startCheckpoint } from "../checkpoint/checkpoint-steps.ts";
+import { startCheckpoint } from "./checkpoint-steps.ts";
 import { applyEntry, logWeight, recordApplied, type ReplicaEffects, type ReplicaState, type ReplicaTuning } from "./replica-state.ts";
 
 /** Log characters since the last checkpoint that stand in for `checkpointEvery` batches (large batches need not wait for that many). */

@@ -5,7 +5,6 @@
 import * as z from "zod";
 import { FieldPathSchema } from "../field-path.ts";
 import { FilterSchema, StoredFilterSchema } from "./filter.ts";
-import { checkSpec } from "./spec-checks.ts";
 
 /** The characters of {@link NameSchema}'s names (its length is checked apart). */
 const NAME_PATTERN = /^(?!__)[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
@@ -130,14 +129,14 @@ const specStructure = (names: FieldNames) =>
  * A whole dataflow: stream → [filter] → [project] → keyBy(key) → window → aggregates,
  * or → a custom operator instead of window and aggregates; over P partitions and R replicas.
  * This is the structure, as stored and shown: reading a stored spec never depends on
- * which operators are registered now, nor on name rules added later. {@link DataflowSpecSchema} adds the checks.
+ * which operators are registered now, nor on name rules added later. `DataflowSpecSchema` (`shared/dataflow-checks/`) adds the checks.
  */
 export const StoredDataflowSpecSchema = specStructure(STORED_NAMES);
 
 /**
- * A spec as `PUT /v1/dataflows/{id}` accepts it: the structure with field paths checked,
- * plus the rules across fields, the registry's operator and parameter checks, and the
- * cost budget (`spec-checks.ts`); every issue names the field at fault.
+ * A new spec's structure: field paths checked (no empty names, output fields without `.`).
+ * `DataflowSpecSchema` (`shared/dataflow-checks/`) adds the rules that need the operator
+ * registry, which `wire/` does not import (issue 26).
  */
-export const DataflowSpecSchema = specStructure(STRICT_NAMES).superRefine(checkSpec);
+export const DataflowSpecStructureSchema = specStructure(STRICT_NAMES);
 export type DataflowSpec = z.output<typeof StoredDataflowSpecSchema>;

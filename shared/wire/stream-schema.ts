@@ -2,18 +2,17 @@
  * Declared stream schemas (DESIGN.md §3, issue 6): `PUT /v1/streams/{stream}` declares
  * the fields events carry and their types. Routers then validate every posted event
  * with a zod schema built from the declaration (one bad event refuses the whole batch),
- * and a dataflow may only read declared fields of a suitable type. Streams without a
- * declaration accept any JSON object, as before.
+ * and a dataflow may only read declared fields of a suitable type
+ * (`shared/dataflow-checks/stream-schema-fit.ts`). Streams without a declaration accept
+ * any JSON object, as before.
  */
 import * as z from "zod";
-import type { DataflowSpec } from "./dataflow-spec.ts";
-import { fieldUses } from "./spec-checks.ts";
-import { filterFields } from "./filter.ts";
 import { FieldPathSchema, splitFieldPath } from "../field-path.ts";
 import { shown } from "../http/describe-issues.ts";
 
 const FieldTypeSchema = z.enum(["string", "number", "integer", "boolean", "time", "object", "array"]);
-type FieldType = z.infer<typeof FieldTypeSchema>;
+/** A declared field's type. */
+export type FieldType = z.infer<typeof FieldTypeSchema>;
 
 /** Names of `Object.prototype` members: a declared field of such a name would read an inherited value where it is absent. */
 const PROTOTYPE_NAMES = Object.getOwnPropertyNames(Object.prototype).map((name) => name.replace(/[$]/g, "\\$&")).join("|");
@@ -111,75 +110,4 @@ export interface SchemaProblem {
 /** Problems as one line of an error message: `path: message; path: message`. */
 export function describeProblems(problems: readonly SchemaProblem[]): string {
   return problems.map((p) => `${p.path.join(".")}: ${p.message}`).join("; ");
-}
-
-/**
- * What events of `schema` hold at `path`: a declared type; anything, inside a declared
- * `object` whose fields events may extend; or nothing ever (`never`: why). Only the
- * nearest declared ancestor decides: one of another type holds no fields, and with
- * `additionalFields: false` an object that declares fields of its own holds only those.
- */
-type Reach = { kind: "declared"; type: FieldType } | { kind: "undeclared" } | { kind: "inside-object" } | { kind: "never"; why: string };
-
-function reach(schema: StreamSchema, path: string): Reach {
-  const declaredAt = (p: string): FieldType | undefined => (Object.hasOwn(schema.fields, p) ? schema.fields[p]?.type : undefined);
-  const holdsDeclared = (p: string): boolean => Object.keys(schema.fields).some((field) => field.startsWith(`${p}.`));
-  const own = declaredAt(path);
-  if (own) return { kind: "declared", type: own };
-  const parts = splitFieldPath(path);
-  for (let i = parts.length - 1; i >= 1; i--) {
-    const parent = parts.slice(0, i).join(".");
-    const type = declaredAt(parent);
-    if (type === undefined) continue;
-    if (type !== "object") return { kind: "never", why: `'${parent}' is declared as ${type}, so no event holds '${path}'` };
-    // Declaring `o.x.y` makes `o.x` an object wherever events hold it, whatever a read of it expects.
-    if (holdsDeclared(path)) return { kind: "declared", type: "object" };
-    if (!schema.additionalFields && holdsDeclared(parent)) {
-      return { kind: "never", why: `'${parent}' declares fields of its own and the stream has additionalFields false, so no event holds the undeclared '${path}': declare it` };
-    }
-    return { kind: "inside-object" };
-  }
-  return { kind: "undeclared" };
-}
-
-/** Problems of a dataflow reading a stream of this schema, with the spec path of each. */
-export function specProblems(schema: StreamSchema, spec: DataflowSpec): SchemaProblem[] {
-  const problems: SchemaProblem[] = [];
-  const optional = (path: string): boolean => schema.fields[path]?.required === false;
-  // A path no event can hold, or an undeclared one, as a problem (null if events may hold it).
-  const unreadable = (path: string, at: Reach): string | null =>
-    at.kind === "never" ? at.why : at.kind === "undeclared" ? `stream '${spec.stream}' declares no field '${path}'` : null;
-  const accepts: Record<string, readonly FieldType[]> = {
-    key: ["string", "number", "integer"],
-    time: ["time", "number", "integer"],
-    number: ["number", "integer"],
-    string: ["string", "number", "integer"],
-  };
-  for (const use of fieldUses(spec)) {
-    const source = spec.project ? (spec.project[use.field] ?? use.field) : use.field;
-    const at = reach(schema, source);
-    const unread = unreadable(source, at);
-    // With a projection, an unreadable path is reported once, at its `project` entry below.
-    if (unread !== null) {
-      if (!spec.project) problems.push({ path: use.path, message: unread });
-    } else if (at.kind === "declared" && !accepts[use.need]?.includes(at.type)) {
-      problems.push({ path: use.path, message: `'${source}' is declared as ${at.type}; this use needs ${accepts[use.need]?.join(" or ")}` });
-    } else if (optional(source)) {
-      // Every event the dataflow counts needs it; a conforming event without it would refuse the batch.
-      problems.push({ path: use.path, message: `'${source}' is optional in stream '${spec.stream}', but this use needs it in every event: declare it required` });
-    }
-  }
-  if (spec.filter) {
-    for (const field of filterFields(spec.filter)) {
-      const unread = unreadable(field, reach(schema, field));
-      if (unread !== null) problems.push({ path: ["filter"], message: unread });
-    }
-  }
-  if (spec.project) {
-    for (const [name, path] of Object.entries(spec.project)) {
-      const unread = unreadable(path, reach(schema, path));
-      if (unread !== null) problems.push({ path: ["project", name], message: unread });
-    }
-  }
-  return problems;
 }

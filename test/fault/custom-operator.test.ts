@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { compileDataflow } from "../../shared/operators/compile.ts";
-import { DataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
+import { DataflowSpecSchema } from "../../shared/dataflow-checks/dataflow-spec-schema.ts";
 import type { FluxRecord, WindowResult } from "../../shared/wire/window-result.ts";
 import { createDataflow, results, subscribe } from "../helpers/api.ts";
 import { fault, postUntilAcked, routing, tickUntilHealthy } from "../helpers/fault-client.ts";

@@ -1,6 +1,6 @@
 /**
  * Issue 12 in workerd: a checkpoint of several slices is written over several steps
- * (`shared/checkpoint/checkpoint-steps.ts`). A replica restarted while its rows are only
+ * (`shared/replica/checkpoint-steps.ts`). A replica restarted while its rows are only
  * staged comes back from the previous checkpoint plus the log (nothing was trimmed past
  * it), the staged rows are dropped by the next checkpoint, and results stay exact; a
  * restart after a spread checkpoint completed loads exactly the state as of its LSN.

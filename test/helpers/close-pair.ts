@@ -2,7 +2,7 @@
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
-import { DataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
+import { DataflowSpecSchema } from "../../shared/dataflow-checks/dataflow-spec-schema.ts";
 import { clicksSpec, uniqueName } from "./api.ts";
 
 const spec = DataflowSpecSchema.parse(clicksSpec("s", { partitions: 1, replication: 2 }));

@@ -8,7 +8,7 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { expect } from "vitest";
 import { COORDINATOR_NAME } from "../../shared/names.ts";
 import { windowAggregate } from "../../shared/operators/window-aggregate.ts";
-import { DataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
+import { DataflowSpecSchema } from "../../shared/dataflow-checks/dataflow-spec-schema.ts";
 import type { FluxRecord } from "../../shared/wire/window-result.ts";
 import { call, clicksSpec, createDataflow, postEvents } from "./api.ts";
 

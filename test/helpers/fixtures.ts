@@ -1,6 +1,7 @@
 /** Shared test fixtures: a spec, dataflow records and compact records. */
 import { planDataflow } from "../../shared/plan-dataflow.ts";
-import { DataflowSpecSchema, type DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
+import { DataflowSpecSchema } from "../../shared/dataflow-checks/dataflow-spec-schema.ts";
+import type { DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
 import type { DataflowRecord } from "../../shared/wire/routing.ts";
 
 /** A parsed spec (defaults applied) with overrides. */

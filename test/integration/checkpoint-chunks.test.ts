@@ -11,7 +11,7 @@ import { SqlReplicaStorage } from "../../durable-objects/sql-replica-storage.ts"
 import { checkpointPieces, restoreCheckpoint } from "../../shared/checkpoint/checkpoint-pieces.ts";
 import { compileDataflow } from "../../shared/operators/compile.ts";
 import type { Checkpoint, ReplicaMeta } from "../../shared/wire/persisted.ts";
-import { chunkText } from "../../shared/replica/chunk-text.ts";
+import { chunkText } from "../../shared/checkpoint/chunk-text.ts";
 import { spec } from "../helpers/fixtures.ts";
 
 const meta: ReplicaMeta = {

@@ -8,7 +8,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { SqlReplicaStorage } from "../../durable-objects/sql-replica-storage.ts";
 import { readCounters } from "../../platform/counters.ts";
-import { DataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
+import { DataflowSpecSchema } from "../../shared/dataflow-checks/dataflow-spec-schema.ts";
 import type { ReplicaMeta } from "../../shared/wire/persisted.ts";
 import type { NumberedOutput } from "../../shared/wire/replica-rpc.ts";
 import { clicksSpec, uniqueName } from "../helpers/api.ts";

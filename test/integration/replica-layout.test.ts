@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { SqlReplicaStorage } from "../../durable-objects/sql-replica-storage.ts";
 import { readCounters } from "../../platform/counters.ts";
 import { replicaName } from "../../shared/names.ts";
-import { DataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
+import { DataflowSpecSchema } from "../../shared/dataflow-checks/dataflow-spec-schema.ts";
 import type { LogEntry, ReplicaMeta } from "../../shared/wire/persisted.ts";
 import { clicksSpec, uniqueName } from "../helpers/api.ts";
 

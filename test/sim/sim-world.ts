@@ -7,7 +7,8 @@
 import { desiredConfigs } from "../../shared/monitor/desired-config.ts";
 import { planDataflow } from "../../shared/plan-dataflow.ts";
 import { WriteCoalescer } from "../../shared/router/write-coalescer.ts";
-import { DataflowSpecSchema, type DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
+import { DataflowSpecSchema } from "../../shared/dataflow-checks/dataflow-spec-schema.ts";
+import type { DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
 import { DataflowRecordSchema, type DataflowRecord } from "../../shared/wire/routing.ts";
 import { rng as makeRng } from "../helpers/rng.ts";
 import { CursorReader } from "./sim-checks.ts";

@@ -1,5 +1,5 @@
 /**
- * Broken variants of checkpoints spread over steps (issue 12, `shared/checkpoint/checkpoint-steps.ts`),
+ * Broken variants of checkpoints spread over steps (issue 12, `shared/replica/checkpoint-steps.ts`),
  * injected around a replica's storage or its calls like the others (`variant-hooks.ts`).
  */
 import type { ReplicaHost } from "../../shared/replica/replica-host.ts";

@@ -12,7 +12,7 @@ import { piecesToRows } from "../../shared/checkpoint/checkpoint-rows.ts";
 import { compileDataflow } from "../../shared/operators/compile.ts";
 import type { LiveOperator } from "../../shared/operators/operator.ts";
 import type { FluxRecord, WindowResult } from "../../shared/wire/window-result.ts";
-import { chunkText } from "../../shared/replica/chunk-text.ts";
+import { chunkText } from "../../shared/checkpoint/chunk-text.ts";
 import { spec } from "../helpers/fixtures.ts";
 
 const SPEC = spec({

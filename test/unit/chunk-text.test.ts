@@ -1,6 +1,6 @@
 /** Checkpoint chunking never splits a surrogate pair, and the chunks join back to the text. */
 import { describe, expect, it } from "vitest";
-import { chunkText } from "../../shared/replica/chunk-text.ts";
+import { chunkText } from "../../shared/checkpoint/chunk-text.ts";
 import { rng } from "../helpers/rng.ts";
 
 const isLoneSurrogateAt = (s: string, i: number) => {

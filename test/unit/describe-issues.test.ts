@@ -1,7 +1,7 @@
 /** Validation messages for people (issue 11): each names the field and what was expected, never zod's own wording. */
 import { describe, expect, it } from "vitest";
 import { describeIssues } from "../../shared/http/describe-issues.ts";
-import { DataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
+import { DataflowSpecSchema } from "../../shared/dataflow-checks/dataflow-spec-schema.ts";
 import { StreamSchemaSchema } from "../../shared/wire/stream-schema.ts";
 
 const base = { stream: "s", key: "k", window: { kind: "tumbling", sizeMs: 1000 }, aggregates: { n: { op: "count" } } };

@@ -7,8 +7,10 @@ import { describe, expect, it } from "vitest";
 import { FieldPathSchema, fieldReader, readField, splitFieldPath } from "../../shared/field-path.ts";
 import { routeEvents } from "../../shared/ingest/route-events.ts";
 import { compileFilter } from "../../shared/wire/filter.ts";
-import { DataflowSpecSchema, StoredDataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
-import { eventSchemaOf, specProblems, StreamSchemaSchema } from "../../shared/wire/stream-schema.ts";
+import { DataflowSpecSchema } from "../../shared/dataflow-checks/dataflow-spec-schema.ts";
+import { StoredDataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
+import { specProblems } from "../../shared/dataflow-checks/stream-schema-fit.ts";
+import { eventSchemaOf, StreamSchemaSchema } from "../../shared/wire/stream-schema.ts";
 import type { FluxRecord } from "../../shared/wire/window-result.ts";
 
 const flowEvent = { flow: { src: "10.0.0.1", dst: "10.0.0.2", bytes: 500, ts: 4000 }, kind: "tcp" };

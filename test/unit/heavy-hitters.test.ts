@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { compileDataflow } from "../../shared/operators/compile.ts";
 import { heavyHitters } from "../../shared/operators/custom/heavy-hitters.ts";
 import type { LiveOperator } from "../../shared/operators/operator.ts";
-import { DataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
+import { DataflowSpecSchema } from "../../shared/dataflow-checks/dataflow-spec-schema.ts";
 import type { FluxRecord, WindowResult } from "../../shared/wire/window-result.ts";
 import { rng } from "../helpers/rng.ts";
 

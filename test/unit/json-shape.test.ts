@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { checkJsonShape, findDuplicateKey, MAX_JSON_DEPTH } from "../../shared/http/json-shape.ts";
-import { DataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
+import { DataflowSpecSchema } from "../../shared/dataflow-checks/dataflow-spec-schema.ts";
 
 /** `{"not": {"not": … {"field": "a", "op": "eq", "value": 1}}}`, `levels` objects deep, as text. */
 const nestedNot = (levels: number) => `${'{"not":'.repeat(levels - 1)}{"field":"a","op":"eq","value":1}${"}".repeat(levels - 1)}`;

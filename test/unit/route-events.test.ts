@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { fluxErrorOf } from "../helpers/flux-error.ts";
 import { MAX_FIELD_MAGNITUDE, MAX_FUTURE_MS, routeEvents, type EventProblem } from "../../shared/ingest/route-events.ts";
 import { partitionFor } from "../../shared/partitioner.ts";
-import { DataflowSpecSchema, type DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
+import { DataflowSpecSchema } from "../../shared/dataflow-checks/dataflow-spec-schema.ts";
+import type { DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
 import type { FluxRecord } from "../../shared/wire/window-result.ts";
 
 const RECEIVED_AT = 1_700_000_000_000;

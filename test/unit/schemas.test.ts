@@ -1,7 +1,8 @@
 /** Wire and config schemas: spec defaults and refusals, producer headers, config parsing. */
 import { describe, expect, it } from "vitest";
 import { parseFluxConfig } from "../../shared/config.ts";
-import { DataflowSpecSchema, StoredDataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
+import { DataflowSpecSchema } from "../../shared/dataflow-checks/dataflow-spec-schema.ts";
+import { StoredDataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
 import { windowRecordFields } from "../../shared/operators/window-aggregate.ts";
 import { ProducerHeadersSchema } from "../../shared/wire/ingest.ts";
 

@@ -1,5 +1,5 @@
 /**
- * Checkpoints spread over steps (issue 12, `shared/checkpoint/checkpoint-steps.ts`): random
+ * Checkpoints spread over steps (issue 12, `shared/replica/checkpoint-steps.ts`): random
  * writes, probes and restarts interleaved with checkpoints of several slices. Whenever
  * storage names a checkpoint as of LSN L, its rows restore exactly the state a fresh
  * operator reaches over the log up to L (copy-on-write kept the values as of L), and a

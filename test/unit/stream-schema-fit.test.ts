@@ -7,7 +7,8 @@
  * number at the path: the check admits the spec exactly when the validator admits the event.
  */
 import { describe, expect, it } from "vitest";
-import { eventSchemaOf, specProblems, StreamSchemaSchema } from "../../shared/wire/stream-schema.ts";
+import { specProblems } from "../../shared/dataflow-checks/stream-schema-fit.ts";
+import { eventSchemaOf, StreamSchemaSchema } from "../../shared/wire/stream-schema.ts";
 import { spec } from "../helpers/fixtures.ts";
 
 type Case = { name: string; fields: Record<string, unknown>; additionalFields?: boolean; field: string; event: Record<string, unknown>; problem: string | null };

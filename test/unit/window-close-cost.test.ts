@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { windowAggregate } from "../../shared/operators/window-aggregate.ts";
 import { compileDataflow } from "../../shared/operators/compile.ts";
-import { DataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
+import { DataflowSpecSchema } from "../../shared/dataflow-checks/dataflow-spec-schema.ts";
 import type { FluxRecord, WindowResult } from "../../shared/wire/window-result.ts";
 import { rng } from "../helpers/rng.ts";
 

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { compileDataflow } from "../../shared/operators/compile.ts";
 import { windowAggregate } from "../../shared/operators/window-aggregate.ts";
 import type { WindowAggregateState } from "../../shared/operators/window-aggregate-state.ts";
-import { DataflowSpecSchema, type DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
+import { DataflowSpecSchema } from "../../shared/dataflow-checks/dataflow-spec-schema.ts";
+import type { DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
 import type { FluxRecord, WindowResult } from "../../shared/wire/window-result.ts";
 import { rng } from "../helpers/rng.ts";
 

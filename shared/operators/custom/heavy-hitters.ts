@@ -15,7 +15,8 @@ import * as z from "zod";
 import { defineOperator } from "../define-operator.ts";
 import type { Emit, Operator, ResultFilter } from "../operator.ts";
 import { keyedWindowSlicing } from "../keyed-window-slices.ts";
-import { advanceTo, isKeyedWindows, openWindowResults, slotOfKey, type KeyedWindows, type ToResult } from "../keyed-windows.ts";
+import type { KeyedWindows } from "../keyed-window-state.ts";
+import { advanceTo, isKeyedWindows, openWindowResults, slotOfKey, type ToResult } from "../keyed-windows.ts";
 import { addSlot, keepPreimage, openWindow } from "../keyed-window-cursor.ts";
 import type { FluxRecord, WindowResult } from "../../wire/window-result.ts";
 

@@ -8,7 +8,7 @@ import { FieldPathSchema } from "../field-path.ts";
 import { issueText } from "../http/describe-issues.ts";
 import { findOperator, operatorNames } from "../operators/registry.ts";
 import { defaultCapacity } from "../operators/window-aggregate.ts";
-import type { DataflowSpec } from "./dataflow-spec.ts";
+import type { DataflowSpec } from "../wire/dataflow-spec.ts";
 
 /**
  * Sketch (`distinct`/`topk`) updates one record may cost: windows per record × sketch

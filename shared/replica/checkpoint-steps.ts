@@ -10,20 +10,8 @@
  * the next spread checkpoint begins. Operators without a cursor, states of one slice, and
  * a checkpoint asked for now (`checkpointNow`) take the one-step path.
  */
-import type { SliceCursor } from "../operators/state-slices.ts";
-import type { ReplicaEffects, ReplicaState, ReplicaTuning } from "../replica/replica-state.ts";
-import { checkpointPieces, KEYS_PER_SLICE } from "./checkpoint-pieces.ts";
-
-/** A checkpoint being written over several steps. */
-export interface SpreadCheckpoint {
-  lsn: number;
-  outputSeq: number;
-  cursor: SliceCursor & { readonly aborted: boolean };
-  /** Slices staged so far. */
-  written: number;
-  /** Characters staged so far. */
-  chars: number;
-}
+import { checkpointPieces, KEYS_PER_SLICE } from "../checkpoint/checkpoint-pieces.ts";
+import type { ReplicaEffects, ReplicaState, ReplicaTuning } from "./replica-state.ts";
 
 /** Starts a checkpoint as of the applied LSN: spread when the operator can and the state has more than one slice, whole otherwise. */
 export function startCheckpoint(state: ReplicaState, effects: ReplicaEffects, tuning: ReplicaTuning): void {

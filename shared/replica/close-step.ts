@@ -4,9 +4,9 @@
  * results), it logs a close entry like any batch — forwarded to the standby, applied once
  * stable — so both replicas close the same results at the same LSN.
  */
-import { closeEntryAt } from "./close-entry.ts";
-import type { ReplicaEffects, ReplicaState, ReplicaTuning } from "../replica/replica-state.ts";
-import { applyStable, type StepResult } from "../replica/replica-steps.ts";
+import { closeEntryAt } from "../closing/close-entry.ts";
+import type { ReplicaEffects, ReplicaState, ReplicaTuning } from "./replica-state.ts";
+import { applyStable, type StepResult } from "./replica-steps.ts";
 
 /** Whether `state` is a primary whose operator has results due that a close limit held back. */
 export function isClosingPrimary(state: ReplicaState): boolean {
