@@ -41,11 +41,11 @@ export async function writeBatch(
   const writeOne = async (record: DataflowRecord, partition: number, records: string): Promise<PartitionOutcome> => {
     const attempt = async (rec: DataflowRecord): Promise<PartitionOutcome> => {
       const route = rec.routes[partition];
-      if (!route) return { status: "incomplete", partition, replica: "", reason: "partition missing from routing" };
+      if (!route) return { status: "incomplete", partition, replica: "", standby: null, reason: "partition missing from routing" };
       try {
         return await writePartition(send, route, { ...batch, records });
       } catch (err) {
-        return { status: "incomplete", partition, replica: route.primary, reason: err instanceof Error ? err.message : String(err) };
+        return { status: "incomplete", partition, replica: route.primary, standby: route.standby, reason: err instanceof Error ? err.message : String(err) };
       }
     };
     const first = await attempt(record);
@@ -56,13 +56,13 @@ export async function writeBatch(
 
   const outcomes = await Promise.all(
     routed.map(async ({ record, subBatches }) => ({
-      dataflow: record.id,
+      record,
       outcomes: await Promise.all(
         [...subBatches].map(([partition, records]) => writeOne(record, partition, JSON.stringify(records))),
       ),
     })),
   );
-  return outcomes.map(({ dataflow, outcomes: list }) => ({ dataflow, partitions: list.map((o) => toAck(dataflow, o, batch)) }));
+  return outcomes.map(({ record, outcomes: list }) => ({ dataflow: record.id, partitions: list.map((o) => toAck(record, o, batch)) }));
 }
 
 /** What a replica's refusal means for the client, in the product's words. */
@@ -72,7 +72,21 @@ const REFUSAL_WORDS: Record<Refusal["status"], string> = {
   "wrong-role": "no longer holds the role the routing gave it (a fail-over is under way)",
 };
 
-function toAck(dataflow: string, outcome: PartitionOutcome, batch: { producer: string; seq: number }): PartitionAck {
+/**
+ * Where the monitor goes from a write that did not complete: with a standby, either replica
+ * may have failed and the other carries on; without one (replication 1, or a replication-2
+ * partition that lost its standby), the primary is the partition's only copy.
+ */
+function incompleteWords(replication: 1 | 2, standby: string | null): string {
+  if (standby !== null) {
+    return "the failure may be the primary's or its standby's, so the monitor is probing the partition's replicas (one that stays down is replaced: its partner carries on, or without one the partition waits for it to return)";
+  }
+  const why = replication === 1 ? "the partition has no standby (replication 1)" : "the partition has no standby right now (the monitor is recovering it with a fresh one)";
+  return `${why}, so its primary alone holds it: the monitor is probing it, and while it stays down the partition waits for it to return`;
+}
+
+function toAck(record: DataflowRecord, outcome: PartitionOutcome, batch: { producer: string; seq: number }): PartitionAck {
+  const dataflow = record.id;
   switch (outcome.status) {
     case "applied":
     case "duplicate":
@@ -93,7 +107,7 @@ function toAck(dataflow: string, outcome: PartitionOutcome, batch: { producer: s
       throw new FluxError(
         "UNAVAILABLE",
         outcome.replica
-          ? `partition ${outcome.partition} of dataflow '${dataflow}' could not confirm the batch: the write to its primary ${outcome.replica} did not complete (${outcome.reason}); the failure may be the primary's or its standby's, so the monitor is probing the partition's replicas (one that stays down is replaced: its partner carries on, or without one the partition waits for it to return); retry with the same Flux-Seq`
+          ? `partition ${outcome.partition} of dataflow '${dataflow}' could not confirm the batch: the write to its primary ${outcome.replica} did not complete (${outcome.reason}); ${incompleteWords(record.spec.replication, outcome.standby)}; retry with the same Flux-Seq`
           : `partition ${outcome.partition} of dataflow '${dataflow}' could not confirm the batch: ${outcome.reason}; retry with the same Flux-Seq`,
         { dataflow, partition: outcome.partition, replica: outcome.replica, reason: outcome.reason },
       );

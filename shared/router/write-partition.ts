@@ -17,7 +17,8 @@ export type PartitionOutcome =
   | { status: "applied" | "duplicate"; partition: number; lsn: number; replicated: boolean; late: number }
   | { status: "too-old"; partition: number; high: number }
   | { status: "refused"; partition: number; replica: string; refusal: Refusal }
-  | { status: "incomplete"; partition: number; replica: string; reason: string };
+  /** `standby`: the route's standby when the write was sent (null: the primary alone holds the partition). */
+  | { status: "incomplete"; partition: number; replica: string; standby: string | null; reason: string };
 
 /** How a router sends one batch to a primary: alone, or coalesced with concurrent ones (`write-coalescer.ts`). */
 export type SendBatch = (primary: string, epoch: number, batch: WriteBatch) => Promise<WriteReply>;
@@ -29,11 +30,11 @@ export function sendAlone(port: ReplicaPort): SendBatch {
 
 /** Runs the protocol for one partition. Transport errors propagate to the caller. */
 export async function writePartition(send: SendBatch, route: PartitionRoute, batch: WriteBatch): Promise<PartitionOutcome> {
-  const { partition, epoch, primary } = route;
+  const { partition, epoch, primary, standby } = route;
   const reply = await send(primary, epoch, batch);
   if (reply.status !== "ok") return { status: "refused", partition, replica: primary, refusal: reply };
   const outcome = reply.results[0];
-  if (!outcome) return { status: "incomplete", partition, replica: primary, reason: "the primary answered no outcome" };
+  if (!outcome) return { status: "incomplete", partition, replica: primary, standby, reason: "the primary answered no outcome" };
   switch (outcome.status) {
     case "applied":
       return { status: "applied", partition, lsn: outcome.lsn, replicated: outcome.replicated, late: outcome.late };
@@ -42,6 +43,6 @@ export async function writePartition(send: SendBatch, route: PartitionRoute, bat
     case "too-old":
       return { status: "too-old", partition, high: outcome.high };
     case "unconfirmed":
-      return { status: "incomplete", partition, replica: primary, reason: outcome.reason };
+      return { status: "incomplete", partition, replica: primary, standby, reason: outcome.reason };
   }
 }

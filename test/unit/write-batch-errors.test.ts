@@ -4,22 +4,49 @@ import { FluxError } from "../../shared/errors.ts";
 import { routeEvents } from "../../shared/ingest/route-events.ts";
 import { writeBatch } from "../../shared/router/write-batch.ts";
 import type { SendBatch } from "../../shared/router/write-partition.ts";
+import type { DataflowRecord } from "../../shared/wire/routing.ts";
 import { record, spec } from "../helpers/fixtures.ts";
+
+/** The error `writeBatch` throws for one event to partition 0 of `r` when every write fails with `reason`. */
+async function failedWrite(r: DataflowRecord, reason: string): Promise<FluxError> {
+  const send: SendBatch = () => Promise.reject(new Error(reason));
+  const subBatches = routeEvents(r.spec, [{ page: "a", ts: 1, bytes: 1 }], 0, 256);
+  const err = await writeBatch(send, [{ record: r, subBatches }], { producer: "p", seq: 1 }, async () => [r]).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(FluxError);
+  return err as FluxError;
+}
 
 describe("writeBatch errors", () => {
   it("a write whose primary failed because its standby is down says so, and still names the primary", async () => {
-    const s = spec({ partitions: 1 });
-    const r = record("df", s);
+    const r = record("df", spec({ partitions: 1 }));
     const primary = r.routes[0]?.primary ?? "";
-    const standby = `${primary.slice(0, -1)}1`;
-    const send: SendBatch = () => Promise.reject(new Error(`replica ${standby} is down`));
-    const batch = { producer: "p", seq: 1 };
-    const err = await writeBatch(send, [{ record: r, subBatches: routeEvents(s, [{ page: "a", ts: 1, bytes: 1 }], 0, 256) }], batch, async () => [r]).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(FluxError);
-    const { code, message, details } = err as FluxError;
+    const standby = r.routes[0]?.standby ?? "";
+    const { code, message, details } = await failedWrite(r, `replica ${standby} is down`);
     expect(code).toBe("UNAVAILABLE");
     expect(message).toContain(`the write to its primary ${primary} did not complete (replica ${standby} is down)`);
     expect(message).toContain("the primary's or its standby's");
+    expect(message).toContain("its partner carries on");
     expect(details).toMatchObject({ dataflow: "df", partition: 0, replica: primary, reason: `replica ${standby} is down` });
+  });
+
+  it("at replication 1 says the primary alone holds the partition, with no word of a standby's failure or a partner", async () => {
+    const r = record("solo", spec({ partitions: 1, replication: 1 }));
+    const primary = r.routes[0]?.primary ?? "";
+    const { code, message, details } = await failedWrite(r, "network connection lost");
+    expect(code).toBe("UNAVAILABLE");
+    expect(message).toBe(
+      `partition 0 of dataflow 'solo' could not confirm the batch: the write to its primary ${primary} did not complete (network connection lost); ` +
+        "the partition has no standby (replication 1), so its primary alone holds it: the monitor is probing it, and while it stays down the partition waits for it to return; retry with the same Flux-Seq",
+    );
+    expect(details).toMatchObject({ dataflow: "solo", partition: 0, replica: primary, reason: "network connection lost" });
+  });
+
+  it("at replication 2 with the standby lost (degraded) says the primary alone holds the partition while it is recovered", async () => {
+    const healthy = record("df", spec({ partitions: 1 }));
+    const r: DataflowRecord = { ...healthy, routes: healthy.routes.map((route) => ({ ...route, standby: null, status: "recovering" as const })) };
+    const { message } = await failedWrite(r, "network connection lost");
+    expect(message).toContain("the partition has no standby right now (the monitor is recovering it with a fresh one), so its primary alone holds it");
+    expect(message).toContain("while it stays down the partition waits for it to return");
+    expect(message).not.toMatch(/standby's|partner/);
   });
 });
