@@ -8,7 +8,7 @@
 import { z } from "zod";
 
 /** One upstream partition: the dataflow whose closed-window results it delivers, and its partition. */
-export const SourceRefSchema = z.object({ dataflow: z.string(), partition: z.number().int().min(0) });
+const SourceRefSchema = z.object({ dataflow: z.string(), partition: z.number().int().min(0) });
 export type SourceRef = z.infer<typeof SourceRefSchema>;
 
 /** A compact record `[key, timeMs, ...field values]`, as `shared/ingest/route-events.ts` builds them. */
@@ -41,8 +41,7 @@ export const DeliveryReplySchema = z.object({ status: z.enum(["accepted", "dupli
 export type DeliveryReply = z.infer<typeof DeliveryReplySchema>;
 
 /** What a downstream partition holds of one source: outputs through `hw`, and the highest watermark it reported (null: none yet). */
-export const SourceProgressSchema = z.object({ hw: z.number().int().min(0), watermarkMs: z.number().nullable() });
-export type SourceProgress = z.infer<typeof SourceProgressSchema>;
+const SourceProgressSchema = z.object({ hw: z.number().int().min(0), watermarkMs: z.number().nullable() });
 
 /** A downstream partition's progress per source, keyed by `sourceKey` (`exchange-types.ts`); persisted with its state. */
 export const DownstreamProgressSchema = z.record(z.string(), SourceProgressSchema);
