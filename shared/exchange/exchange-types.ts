@@ -9,7 +9,9 @@
  * mark `hw` and a watermark (`accept-delivery.ts`); acceptance is a pure function of that
  * progress and the delivery, so both D replicas applying the same logged delivery reach
  * the same state, and D acknowledges only stable progress. D's effective watermark is the
- * minimum over all sources (none until each has reported); D closes windows on it alone.
+ * minimum over all sources (none until each has reported); D closes windows on it alone,
+ * as a clock tick: delivered records must not advance D's event time, or a lagging
+ * source's outputs would arrive late.
  * U_i's cursor per edge is soft state learned from D's replies; a new or restarted U_i
  * primary probes and resumes from D's `hw`. U_i trims its outbox only behind the lowest
  * acknowledgement of every edge, and refuses ingest once an edge lags by a bound

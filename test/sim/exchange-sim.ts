@@ -7,7 +7,9 @@
  * by the downstream's real spec. One seeded RNG drives upstream and downstream crashes
  * (mid-delivery, and after logging before the standby holds an entry), downstream
  * outages (backpressure), reordered, duplicated and dropped messages; then the run
- * settles and is checked against a single-node reference (`checkExchange`).
+ * settles and is checked against a single-node reference (`exchange-run.ts`). Upstream
+ * logs are fixed per seed: a new primary logs again the same entries its predecessor lost
+ * (in the product, clients resend them; outputs of unstable entries are never delivered).
  */
 import { acceptDelivery, effectiveWatermark, sourceKeysOf } from "../../shared/exchange/accept-delivery.ts";
 import { sourceKey, unknownCursor, type EdgeCursor, type RoutedOutput } from "../../shared/exchange/exchange-types.ts";
