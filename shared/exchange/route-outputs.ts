@@ -1,0 +1,49 @@
+/**
+ * Upstream outputs as downstream events (issue 27): a closed-window result becomes the
+ * event `{ key, windowStartMs, windowEndMs, values }` (D's field paths read `values.n`),
+ * its event time `windowEndMs` unless D's spec names another field, routed by D's own
+ * spec. Deterministic: both U replicas route an output alike, whenever they do it.
+ */
+import { FluxError } from "../errors.ts";
+import { routeEvents } from "../ingest/route-events.ts";
+import type { DataflowSpec } from "../wire/dataflow-spec.ts";
+import type { NumberedOutput } from "../wire/replica-rpc.ts";
+import type { WindowResult } from "../wire/window-result.ts";
+import type { RoutedOutput } from "./exchange-types.ts";
+
+/** The event a downstream stage reads for one upstream result (`closed` is dropped: every delivered result is closed). */
+export function outputEvent(result: WindowResult): { key: string; windowStartMs: number; windowEndMs: number; values: WindowResult["values"] } {
+  return { key: result.key, windowStartMs: result.windowStartMs, windowEndMs: result.windowEndMs, values: result.values };
+}
+
+/** D's spec as routing reads upstream results: event time is `windowEndMs` unless the spec names a `timeField`. */
+export function stageSpec(spec: DataflowSpec): DataflowSpec {
+  return spec.timeField === undefined ? { ...spec, timeField: "windowEndMs" } : spec;
+}
+
+/**
+ * Routes each output by D's `spec` (already {@link stageSpec}). An output D's filter drops
+ * routes nowhere; one D cannot read (a missing field, say) routes nowhere with its
+ * `problem`, for the caller to count and report (never dropped silently). The future-time
+ * check is relative to the output's own window end, so routing needs no clock.
+ * @returns one entry per output, in the order given.
+ */
+export function routeOutputs(spec: DataflowSpec, outputs: readonly NumberedOutput[], maxKeyLength: number): RoutedOutput[] {
+  return outputs.map(({ outputSeq, result }): RoutedOutput => {
+    try {
+      const routed = routeEvents(spec, [outputEvent(result)], result.windowEndMs, maxKeyLength);
+      for (const [partition, records] of routed) return { outputSeq, partition, record: records[0] ?? null };
+      return { outputSeq, partition: null, record: null };
+    } catch (err) {
+      if (!(err instanceof FluxError) || err.code !== "INVALID_EVENT") throw err;
+      return { outputSeq, partition: null, record: null, problem: firstProblem(err) };
+    }
+  });
+}
+
+/** The first problem routing found, as `field: problem` (the error's details list them). */
+function firstProblem(err: FluxError): string {
+  const details = err.details as { problems?: { field?: unknown; problem?: unknown }[] } | undefined;
+  const first = Array.isArray(details?.problems) ? details.problems[0] : undefined;
+  return first && typeof first.problem === "string" ? `${String(first.field)}: ${first.problem}` : err.message;
+}
