@@ -22,10 +22,16 @@ const output = {
 const program = new Command("flux")
   .description("command line for Flux on Workers: apply specs, post events, tail results, show status, inject faults")
   .option("--url <url>", `deployment URL (env FLUX_URL; default ${DEFAULT_URL})`)
-  .option("--token <token>", "API token or scoped token (env FLUX_TOKEN)")
-  .option("--admin-token <token>", "admin token, for fault and token (env FLUX_ADMIN_TOKEN)")
+  .option("--token <token>", "API token or scoped token (env FLUX_TOKEN; at a loopback URL, else FLUX_API_TOKEN of ./.dev.vars)")
+  .option("--admin-token <token>", "admin token, for fault and token (env FLUX_ADMIN_TOKEN; at a loopback URL, else FLUX_ADMIN_TOKEN of ./.dev.vars)")
   .option("--config <file>", "JSON config file with url, token, adminToken (env FLUX_CONFIG; default ./flux.config.json, then ~/.config/flux/config.json)")
   .option("--json", "machine-readable output: JSON on stdout, errors as the envelope on stderr")
+  .addHelpText(
+    "after",
+    "\nTokens: --token and --admin-token, else FLUX_TOKEN and FLUX_ADMIN_TOKEN, else the config file. When the URL is a\n" +
+      "loopback address (localhost, 127.x.x.x, [::1]), a token still missing is read from ./.dev.vars (FLUX_API_TOKEN,\n" +
+      "FLUX_ADMIN_TOKEN), the file npm start and wrangler dev take their secrets from; never for any other address.",
+  )
   .configureOutput(output)
   .showHelpAfterError(!json)
   .exitOverride();

@@ -190,6 +190,27 @@ describe("flux CLI on a local stack", () => {
     expect(down.code).toBe(6);
   }, 60_000);
 
+  it("at a loopback URL reads missing tokens from ./.dev.vars, as npm start's server does; at no other address", async () => {
+    const devDir = mkdtempSync(join(tmpdir(), "flux-cli-devvars-"));
+    const noTokens = { FLUX_URL: stack.url, FLUX_TOKEN: "", FLUX_ADMIN_TOKEN: "", FLUX_CONFIG: "" };
+    // Without the file the local server refuses, as before issue 26 with it too.
+    const without = await startFlux(["status", "--json"], devDir, noTokens).done;
+    expect(without.code).toBe(5);
+    writeFileSync(join(devDir, ".dev.vars"), `# the local server's secrets\nFLUX_API_TOKEN="${STACK_TOKEN}"\nexport FLUX_ADMIN_TOKEN=${STACK_ADMIN_TOKEN}\n`);
+    const status = await startFlux(["status", "--json"], devDir, noTokens).done;
+    expect(status.code, status.stderr).toBe(0);
+    expect(json(status.stdout)).toHaveProperty("dataflows");
+    // The admin token comes from the file too (an admin-only route), and a flag still wins over it.
+    const minted = await startFlux(["token", "--scope", "read", "--dataflows", "by-page", "--json"], devDir, noTokens).done;
+    expect(minted.code, minted.stderr).toBe(0);
+    expect((await startFlux(["--token", "wrong", "status"], devDir, noTokens).done).code).toBe(5);
+    // `localhost` is a loopback name too.
+    const byName = await startFlux(["status", "--json"], devDir, { ...noTokens, FLUX_URL: stack.url.replace("127.0.0.1", "localhost") }).done;
+    expect(byName.code, byName.stderr).toBe(0);
+    const help = await startFlux(["--help"], devDir, noTokens).done;
+    expect(help.stdout).toContain("a token still missing is read from ./.dev.vars");
+  }, 60_000);
+
   it("reads url and token from a config file; flags and environment win over it", async () => {
     writeFileSync(join(dir, "flux.config.json"), JSON.stringify({ url: stack.url, token: STACK_TOKEN }));
     const noEnv = { FLUX_URL: "", FLUX_TOKEN: "", FLUX_ADMIN_TOKEN: "" };

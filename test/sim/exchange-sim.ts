@@ -18,7 +18,8 @@ import { ingestRefusal, trimPoint, type OutboxEdge } from "../../shared/exchange
 import { onDeliveryFailed, onDeliveryReply, planDeliveries } from "../../shared/exchange/plan-delivery.ts";
 import { routeOutputs, stageSpec } from "../../shared/exchange/route-outputs.ts";
 import { upstreamWatermark } from "../../shared/exchange/upstream-watermark.ts";
-import { DataflowSpecSchema, type DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
+import { DataflowSpecSchema } from "../../shared/dataflow-checks/dataflow-spec-schema.ts";
+import type { DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
 import type { FluxRecord, WindowResult } from "../../shared/wire/window-result.ts";
 import { rng as makeRng } from "../helpers/rng.ts";
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { outputEvent, routeOutputs, stageSpec } from "../../../shared/exchange/route-outputs.ts";
 import { upstreamWatermark } from "../../../shared/exchange/upstream-watermark.ts";
 import { partitionFor } from "../../../shared/partitioner.ts";
-import { DataflowSpecSchema } from "../../../shared/wire/dataflow-spec.ts";
+import { DataflowSpecSchema } from "../../../shared/dataflow-checks/dataflow-spec-schema.ts";
 import type { WindowResult } from "../../../shared/wire/window-result.ts";
 
 const spec = stageSpec(
