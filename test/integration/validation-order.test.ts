@@ -11,8 +11,9 @@ import { DECLARED_SCHEMA, DECLARED_SPEC, declaredSpecRenamed, FIXTURES, RENAMED_
 const window = { kind: "tumbling", sizeMs: 10_000 };
 const aggregates = { n: { op: "count" } };
 
-async function errorOf(res: Response) {
-  const body = (await res.json()) as { error: { code: string; message: string; details?: { issues?: { path: unknown[] }[] } } };
+/** The answer's status, and its error's code, message and details when it is one. */
+async function answerOf(res: Response): Promise<{ status: number; code?: string; message?: string; details?: { issues?: { path: unknown[] }[] } }> {
+  const body = (await res.json()) as { error?: { code: string; message: string; details?: { issues?: { path: unknown[] }[] } } };
   return { status: res.status, ...body.error };
 }
 
@@ -25,8 +26,8 @@ describe("validation before comparison with stored state", () => {
     expect((await call("PUT", `/v1/dataflows/${id}`, spec)).status).toBe(201);
 
     const invalid = { ...spec, timeField: "t".repeat(129) };
-    const fresh = await errorOf(await call("PUT", `/v1/dataflows/${uniqueName("df")}`, invalid));
-    const existing = await errorOf(await call("PUT", `/v1/dataflows/${id}`, invalid));
+    const fresh = await answerOf(await call("PUT", `/v1/dataflows/${uniqueName("df")}`, invalid));
+    const existing = await answerOf(await call("PUT", `/v1/dataflows/${id}`, invalid));
     expect(fresh).toMatchObject({ status: 400, code: "INVALID_REQUEST" });
     expect(existing).toEqual(fresh);
     expect(existing.message).toContain(`timeField: stream '${stream}' declares no field '${"t".repeat(129)}'`);
@@ -35,17 +36,17 @@ describe("validation before comparison with stored state", () => {
     const stored = (await (await call("GET", `/v1/dataflows/${id}`)).json()) as { dataflow: { spec: { timeField: string } } };
     expect(stored.dataflow.spec.timeField).toBe("ts");
     // A valid spec that differs is still the documented conflict.
-    expect((await errorOf(await call("PUT", `/v1/dataflows/${id}`, { ...spec, timeField: "page" }))).status).toBe(400);
-    expect(await errorOf(await call("PUT", `/v1/dataflows/${id}`, { ...spec, partitions: 2 }))).toMatchObject({ status: 409, code: "SPEC_CONFLICT" });
+    expect((await answerOf(await call("PUT", `/v1/dataflows/${id}`, { ...spec, timeField: "page" }))).status).toBe(400);
+    expect(await answerOf(await call("PUT", `/v1/dataflows/${id}`, { ...spec, partitions: 2 }))).toMatchObject({ status: 409, code: "SPEC_CONFLICT" });
   }, 20_000);
 
   it("judges posted events against the stream's declared schema before saying no dataflow reads it", async () => {
     const stream = uniqueName("vo");
     expect((await call("PUT", `/v1/streams/${stream}`, { fields: { page: { type: "string" } } })).status).toBe(201);
-    const bad = await errorOf(await postEvents(stream, "p", 1, [{ page: 7 }]));
+    const bad = await answerOf(await postEvents(stream, "p", 1, [{ page: 7 }]));
     expect(bad).toMatchObject({ status: 400, code: "INVALID_EVENT" });
     // A batch that fits reaches the stored state, where nothing reads the stream yet.
-    expect(await errorOf(await postEvents(stream, "p", 2, [{ page: "home" }]))).toMatchObject({ status: 404, code: "UNKNOWN_STREAM" });
+    expect(await answerOf(await postEvents(stream, "p", 2, [{ page: "home" }]))).toMatchObject({ status: 404, code: "UNKNOWN_STREAM" });
   }, 20_000);
 
   it("gives every variant of a stored spec under its own id the answer a fresh id gets (400), or a conflict only when it is valid", async () => {
@@ -56,9 +57,9 @@ describe("validation before comparison with stored state", () => {
       for (const name of RENAMED_TO) {
         for (const partitions of [1, 2]) {
           const spec = declaredSpecRenamed(at, name, partitions);
-          const existing = await errorOrStatus(await call("PUT", `/v1/dataflows/${FIXTURES.declaredDataflow}`, spec));
+          const existing = await answerOf(await call("PUT", `/v1/dataflows/${FIXTURES.declaredDataflow}`, spec));
           const freshId = uniqueName("fresh");
-          const fresh = await errorOrStatus(await call("PUT", `/v1/dataflows/${freshId}`, spec));
+          const fresh = await answerOf(await call("PUT", `/v1/dataflows/${freshId}`, spec));
           const where = `${at} → ${name.slice(0, 20)}, partitions ${partitions}`;
           answers.set(existing.status, (answers.get(existing.status) ?? 0) + 1);
           if (fresh.status === 400) expect(existing, where).toEqual(fresh);
@@ -75,9 +76,3 @@ describe("validation before comparison with stored state", () => {
     expect(answers.get(409)).toBeGreaterThan(0);
   }, 60_000);
 });
-
-/** A status with the error's code and message, if any. */
-async function errorOrStatus(res: Response): Promise<{ status: number; code?: string; message?: string }> {
-  const body = (await res.json()) as { error?: { code: string; message: string } };
-  return body.error ? { status: res.status, code: body.error.code, message: body.error.message } : { status: res.status };
-}
