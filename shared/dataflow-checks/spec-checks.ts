@@ -28,6 +28,7 @@ const TOPK_ENTRY_BYTES = 40;
 
 /** Adds an issue for each rule `spec` breaks (a zod `superRefine` body). */
 export function checkSpec(spec: DataflowSpec, ctx: z.RefinementCtx): void {
+  checkInput(spec, ctx);
   if (spec.operator) {
     if (spec.window) ctx.addIssue({ code: "custom", path: ["window"], message: "a dataflow with an operator has no window (the operator keeps its own)" });
     if (spec.aggregates) ctx.addIssue({ code: "custom", path: ["aggregates"], message: "a dataflow with an operator has no aggregates" });
@@ -52,6 +53,17 @@ export function checkSpec(spec: DataflowSpec, ctx: z.RefinementCtx): void {
     else if (spec.project && !Object.hasOwn(spec.project, field)) ctx.addIssue({ code: "custom", path, message: `'${field}' is not a field of project` });
   }
   checkSketchBudget(spec, ctx);
+}
+
+/**
+ * A dataflow reads a stream or, as a stage, other dataflows' results (issue 27). A stage's
+ * clock is its upstreams' progress (their watermarks), so it takes no clock ticks of its own.
+ */
+function checkInput(spec: DataflowSpec, ctx: z.RefinementCtx): void {
+  if (spec.stream === undefined && spec.from === undefined) ctx.addIssue({ code: "custom", path: ["stream"], message: "name the stream to read, or `from`: the dataflow(s) whose results to read" });
+  if (spec.from === undefined) return;
+  if (spec.stream !== undefined) ctx.addIssue({ code: "custom", path: ["from"], message: "a dataflow reads a stream or other dataflows' results (from), not both" });
+  if (spec.idleAdvanceMs !== undefined) ctx.addIssue({ code: "custom", path: ["idleAdvanceMs"], message: "a stage's clock is its upstreams' progress (set idleAdvanceMs on the first stage): remove it here" });
 }
 
 /** Refuses sketch aggregates whose per-record work or per-key memory would stall or swamp a replica. */

@@ -20,10 +20,10 @@
  * source; D's effective watermark never passes a watermark a source did not report.
  */
 import type { FluxRecord } from "../wire/window-result.ts";
-import type { SourceRef } from "./exchange-wire.ts";
+import type { SourceRef } from "../wire/exchange.ts";
 
 /** The key of a source in {@link DownstreamProgress} records: `dataflow/partition` (dataflow names hold no `/`). */
-export function sourceKey(source: SourceRef): string {
+export function sourceKey(source: Pick<SourceRef, "dataflow" | "partition">): string {
   return `${source.dataflow}/${source.partition}`;
 }
 

@@ -6,7 +6,7 @@
  * later outputs behind, which may be older than it. Cursors are soft state: an unknown one
  * sends a probe first.
  */
-import type { Delivery, DeliveryReply } from "./exchange-wire.ts";
+import type { Delivery, DeliveryReply } from "../wire/exchange.ts";
 import type { DeliveryLimits, EdgeCursor, OutboxView } from "./exchange-types.ts";
 
 /** A delivery to send to downstream partition `partition`. */

@@ -1,7 +1,8 @@
 /**
  * Upstream outputs as downstream events (issue 27): a closed-window result becomes the
  * event `{ key, windowStartMs, windowEndMs, values }` (D's field paths read `values.n`),
- * its event time `windowEndMs` unless D's spec names another field, routed by D's own
+ * its event time `windowEndMs − 1`, the window's last millisecond (as Flink stamps window
+ * results), so U's minute [0, 60 000) lands in D's minute [0, 60 000); routed by D's own
  * spec. Deterministic: both U replicas route an output alike, whenever they do it.
  */
 import { FluxError } from "../errors.ts";
@@ -16,22 +17,22 @@ export function outputEvent(result: WindowResult): { key: string; windowStartMs:
   return { key: result.key, windowStartMs: result.windowStartMs, windowEndMs: result.windowEndMs, values: result.values };
 }
 
-/** D's spec as routing reads upstream results: event time is `windowEndMs` unless the spec names a `timeField`. */
-export function stageSpec(spec: DataflowSpec): DataflowSpec {
-  return spec.timeField === undefined ? { ...spec, timeField: "windowEndMs" } : spec;
+/** The event time of an upstream result in a stage: its window's last millisecond. */
+function outputTimeMs(result: Pick<WindowResult, "windowEndMs">): number {
+  return result.windowEndMs - 1;
 }
 
 /**
- * Routes each output by D's `spec` (already {@link stageSpec}). An output D's filter drops
+ * Routes each output by D's `spec` (a stage's names no `timeField`: routing stamps each
+ * event with {@link outputTimeMs} as its receive time). An output D's filter drops
  * routes nowhere; one D cannot read (a missing field, say) routes nowhere with its
- * `problem`, for the caller to count and report (never dropped silently). The future-time
- * check is relative to the output's own window end, so routing needs no clock.
+ * `problem`, for the caller to count and report (never dropped silently). Routing needs no clock.
  * @returns one entry per output, in the order given.
  */
 export function routeOutputs(spec: DataflowSpec, outputs: readonly NumberedOutput[], maxKeyLength: number): RoutedOutput[] {
   return outputs.map(({ outputSeq, result }): RoutedOutput => {
     try {
-      const routed = routeEvents(spec, [outputEvent(result)], result.windowEndMs, maxKeyLength);
+      const routed = routeEvents(spec, [outputEvent(result)], outputTimeMs(result), maxKeyLength);
       for (const [partition, records] of routed) return { outputSeq, partition, record: records[0] ?? null };
       return { outputSeq, partition: null, record: null };
     } catch (err) {

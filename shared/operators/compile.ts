@@ -27,7 +27,7 @@ export function compileDataflow(spec: DataflowSpec): CompiledDataflow {
     if (!registered) throw new Error(`operator '${spec.operator.name}' is not registered`);
     return registered.compile(spec.operator.params);
   }
-  const operator = windowAggregate(spec);
+  const operator = windowAggregate(spec, spec.from !== undefined);
   return { fields: windowRecordFields(spec.aggregates ?? {}), maxWindowMs: spec.window?.sizeMs ?? 0, bind: (snapshot) => bindOperator(operator, snapshot), restoreSliced: (head, sliced) => restoreSliced(operator, head, sliced) };
 }
 

@@ -40,6 +40,9 @@ const STRICT_NAMES: FieldNames = { field: FieldPathSchema, projected: z.string()
 /** For stored specs: any name accepted before issue 11 still loads, so a stored dataflow never stops parsing. */
 const STORED_NAMES: FieldNames = { field: z.string().min(1).max(256), projected: z.string().min(1).max(128), filter: StoredFilterSchema };
 
+/** Most upstream dataflows one stage reads (`from`). */
+const MAX_SOURCES = 8;
+
 /** Most entries a `topk` summary tracks. */
 const MAX_TOPK_CAPACITY = 1_000;
 
@@ -97,7 +100,14 @@ const OperatorRefSchema = z.strictObject({ name: NameSchema, params: z.record(z.
 /** A whole dataflow's structure, with fields named as `names` says. */
 const specStructure = (names: FieldNames) =>
   z.strictObject({
-  stream: NameSchema,
+  /** The stream whose posted events this dataflow reads (or `from` instead). */
+  stream: NameSchema.optional(),
+  /**
+   * A stage (issue 27): the dataflow(s) whose closed-window results this one reads instead
+   * of a stream; several (a union) must key alike. Each result arrives as the event
+   * `{ key, windowStartMs, windowEndMs, values }` at event time `windowEndMs − 1`.
+   */
+  from: z.union([NameSchema, z.array(NameSchema).min(1).max(MAX_SOURCES)]).optional(),
   /** Only events passing this filter (on the fields as posted) are counted; the others are dropped by the router. */
   filter: names.filter.optional(),
   /** Output field → dotted path in the posted event. When set, key, time and aggregate fields name output fields. */
@@ -140,3 +150,16 @@ export const StoredDataflowSpecSchema = specStructure(STORED_NAMES);
  */
 export const DataflowSpecStructureSchema = specStructure(STRICT_NAMES);
 export type DataflowSpec = z.output<typeof StoredDataflowSpecSchema>;
+
+/** The upstream dataflows a stage reads, in the order the spec names them (a dataflow fed by a stream: none). */
+export function sourcesOf(spec: Pick<DataflowSpec, "from">): string[] {
+  if (spec.from === undefined) return [];
+  return typeof spec.from === "string" ? [spec.from] : [...new Set(spec.from)];
+}
+
+/** What a dataflow reads, for messages: `stream 'clicks'` or `dataflow 'page-counts'` (several: `dataflows 'a', 'b'`). */
+export function inputOf(spec: Pick<DataflowSpec, "stream" | "from">): string {
+  const sources = sourcesOf(spec);
+  if (sources.length === 0) return `stream '${spec.stream ?? "?"}'`;
+  return `${sources.length === 1 ? "dataflow" : "dataflows"} ${sources.map((s) => `'${s}'`).join(", ")}`;
+}

@@ -11,7 +11,7 @@ function outbox(partitions: (number | null)[], watermarkMs: number | null = 500,
     const outputSeq = trimmedThrough + 1 + k;
     return { outputSeq, partition, record: partition === null ? null : [`k${outputSeq}`, outputSeq] };
   });
-  return { source: { dataflow: "up", partition: 1 }, trimmedThrough, outputs, watermarkMs };
+  return { source: { dataflow: "up", partition: 1, partitions: 2 }, trimmedThrough, outputs, watermarkMs };
 }
 const at = (acked: number, extra: Partial<EdgeCursor> = {}): EdgeCursor => ({ ...unknownCursor(), acked, ...extra });
 
@@ -19,7 +19,7 @@ describe("planDeliveries", () => {
   it("probes an edge whose cursor is unknown, once", () => {
     const cursors = [unknownCursor()];
     const [planned] = planDeliveries(outbox([0]), cursors, 0, LIMITS);
-    expect(planned?.delivery).toEqual({ source: { dataflow: "up", partition: 1 }, fromSeq: 0, toSeq: 0, records: [], outputSeqs: [], watermarkMs: null });
+    expect(planned?.delivery).toEqual({ source: { dataflow: "up", partition: 1, partitions: 2 }, fromSeq: 0, toSeq: 0, records: [], outputSeqs: [], watermarkMs: null });
     expect(planDeliveries(outbox([0]), cursors, 1, LIMITS)).toEqual([]);
   });
 
