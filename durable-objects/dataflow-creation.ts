@@ -19,7 +19,7 @@ import { readStream } from "./stream-store.ts";
 
 /** Outcome of creating a dataflow; a stage's also says where it starts reading each upstream. */
 export type PutDataflowResult =
-  | { status: "created" | "unchanged"; record: DataflowRecord; starts: StageStart[] }
+  | { status: "created" | "unchanged"; record: DataflowRecord; starts: StageStart[]; warnings: string[] }
   | { status: "conflict"; record: DataflowRecord }
   | { status: "deleting"; record: DataflowRecord }
   | { status: "invalid"; problems: SchemaProblem[] };
@@ -61,7 +61,24 @@ export async function putDataflow(o: CreationContext, id: string, spec: Dataflow
   }
   const starts = sourcesOf(spec).length === 0 ? [] : await stageStarts(o.records, port, record);
   for (const replica of await linkStage(o.records, port, record, true)) await o.report(replica);
-  return { status: existing?.ready ? "unchanged" : "created", record, starts };
+  return { status: existing?.ready ? "unchanged" : "created", record, starts, warnings: clockWarnings(o.records, spec) };
+}
+
+/**
+ * What may hold a stage's windows back (issue 27): a stream-fed dataflow it reads,
+ * directly or through other stages, without clock ticks, whose partitions without events
+ * claim no watermark.
+ */
+function clockWarnings(records: MonitorRecords, spec: DataflowSpec, seen = new Set<string>()): string[] {
+  return sourcesOf(spec).flatMap((id) => {
+    if (seen.has(id)) return [];
+    seen.add(id);
+    const upstream = records.read(id);
+    if (!upstream) return [];
+    if (upstream.spec.from !== undefined) return clockWarnings(records, upstream.spec, seen);
+    if (upstream.spec.idleAdvanceMs !== undefined) return [];
+    return [`dataflow '${id}' has no idleAdvanceMs: this stage's windows close only once every partition of '${id}' has seen events past them (set idleAdvanceMs on '${id}' so idle partitions move on; docs/PIPELINES.md)`];
+  });
 }
 
 /** The stages reading `id` (issue 27): every dataflow naming it in `from` that is not being deleted. */

@@ -71,6 +71,8 @@ export class PartitionReplica extends DurableObject<Env> {
   }
   /** Armed by the deliverer: retries and paced deliveries to the stages reading this dataflow. */
   override async alarm(): Promise<void> {
+    // An injected crash or hang stops it as it stops calls; the next probe after a heal kicks the deliverer again.
+    if (this.#fault === "crash" || this.#fault === "hang") return;
     await this.#gate(() => this.#node.deliverer.kick());
   }
   async beginSeed(epoch: number) {

@@ -53,7 +53,7 @@ export const dataflowRoutes = new Hono<AppEnv>()
       });
     }
     if (result.record.spec.stream !== undefined) c.var.routingCache.expire(result.record.spec.stream);
-    return c.json({ status: result.status, dataflow: describe(result.record), starts: result.starts }, result.status === "created" ? 201 : 200);
+    return c.json({ status: result.status, dataflow: describe(result.record), starts: result.starts, warnings: result.warnings }, result.status === "created" ? 201 : 200);
   })
   .delete("/:id", zValidator("param", IdParamSchema, onInvalid), async (c) => {
     const { id } = c.req.valid("param");

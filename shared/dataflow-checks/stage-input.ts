@@ -5,7 +5,8 @@
  * reading `values.n` where an upstream has no aggregate `n` is refused at creation.
  */
 import { specProblems } from "./stream-schema-fit.ts";
-import type { AggregateSpec, DataflowSpec } from "../wire/dataflow-spec.ts";
+import { aggregatesOf, type AggregateSpec, type DataflowSpec } from "../wire/dataflow-spec.ts";
+import { sideSpec } from "../operators/join/join-sides.ts";
 import type { FieldType, SchemaProblem, StreamSchema } from "../wire/stream-schema.ts";
 
 /** The type of the value one built-in aggregate emits. */
@@ -18,20 +19,20 @@ function valueType(aggregate: AggregateSpec): FieldType {
  * aggregate every upstream emits with the same type. An upstream with a custom operator
  * declares no values (its output fields are its own), so then `values` is open.
  */
-function resultSchemaOf(upstreams: readonly Pick<DataflowSpec, "aggregates" | "operator">[]): StreamSchema {
+function resultSchemaOf(upstreams: readonly Pick<DataflowSpec, "aggregates" | "join" | "operator">[]): StreamSchema {
   const fields: StreamSchema["fields"] = {
     key: { type: "string", required: true },
     windowStartMs: { type: "number", required: true },
     windowEndMs: { type: "number", required: true },
-    values: { type: "object", required: true },
   };
-  const open = upstreams.some((u) => u.operator !== undefined || u.aggregates === undefined);
-  if (open) return { fields, additionalFields: true };
+  // Without names to declare, `values` is an object of anything; with them, only they are (`values` undeclared itself).
+  const open = upstreams.some((u) => u.operator !== undefined || aggregatesOf(u) === undefined);
+  if (open) return { fields: { ...fields, values: { type: "object", required: true } }, additionalFields: true };
   const [first, ...rest] = upstreams;
-  for (const [name, aggregate] of Object.entries(first?.aggregates ?? {})) {
+  for (const [name, aggregate] of Object.entries((first && aggregatesOf(first)) ?? {})) {
     const type = valueType(aggregate);
     const everywhere = rest.every((u) => {
-      const other = u.aggregates?.[name];
+      const other = aggregatesOf(u)?.[name];
       return other !== undefined && valueType(other) === type;
     });
     if (everywhere) fields[`values.${name}`] = { type, required: true };
@@ -41,7 +42,7 @@ function resultSchemaOf(upstreams: readonly Pick<DataflowSpec, "aggregates" | "o
 
 /** What a stage's checks need to know of a dataflow it names in `from`. */
 export interface UpstreamView {
-  spec: Pick<DataflowSpec, "aggregates" | "operator">;
+  spec: Pick<DataflowSpec, "aggregates" | "join" | "operator">;
   deleting: boolean;
 }
 
@@ -66,5 +67,33 @@ export function stageProblems(
     else upstreams.push(upstream);
   }
   if (problems.length > 0) return problems;
-  return specProblems(resultSchemaOf(upstreams.map((u) => u.spec)), spec);
+  if (spec.join) return joinProblems(spec, sources, upstreams);
+  const schema = resultSchemaOf(upstreams.map((u) => u.spec));
+  return specProblems(schema, spec).map((p) => withCarried(p, schema));
+}
+
+/** "… carry no field 'values.x'" plus what they do carry, so the fix is at hand. */
+function withCarried(problem: SchemaProblem, schema: StreamSchema): SchemaProblem {
+  if (!problem.message.includes("carry no field") || schema.additionalFields) return problem;
+  return { ...problem, message: `${problem.message} (they carry ${Object.keys(schema.fields).join(", ")})` };
+}
+
+/** A join's sides, each against its own upstream's results: the key and time on both, `left` on the first, `right` on the second. */
+function joinProblems(spec: DataflowSpec, sources: readonly string[], upstreams: readonly UpstreamView[]): SchemaProblem[] {
+  const seen = new Set<string>();
+  return ([0, 1] as const).flatMap((side) => {
+    const upstream = upstreams[side];
+    if (!upstream) return [];
+    const checked = { ...sideSpec(spec, side), from: sources[side] };
+    const schema = resultSchemaOf([upstream.spec]);
+    return specProblems(schema, checked)
+      .map((p) => withCarried(p, schema))
+      .map((p) => (p.path[0] === "aggregates" ? { ...p, path: ["join", side === 0 ? "left" : "right", ...p.path.slice(1)] } : p))
+      .filter((p) => {
+        const id = `${p.path.join(".")}: ${p.message}`;
+        if (seen.has(id)) return false;
+        seen.add(id);
+        return true;
+      });
+  });
 }

@@ -7,7 +7,8 @@
  */
 import { FluxError } from "../errors.ts";
 import { routeEvents } from "../ingest/route-events.ts";
-import type { DataflowSpec } from "../wire/dataflow-spec.ts";
+import { sourcesOf, type DataflowSpec } from "../wire/dataflow-spec.ts";
+import { sideSpec } from "../operators/join/join-sides.ts";
 import type { NumberedOutput } from "../wire/replica-rpc.ts";
 import type { WindowResult } from "../wire/window-result.ts";
 import type { RoutedOutput } from "./exchange-types.ts";
@@ -23,17 +24,26 @@ function outputTimeMs(result: Pick<WindowResult, "windowEndMs">): number {
 }
 
 /**
- * Routes each output by D's `spec` (a stage's names no `timeField`: routing stamps each
- * event with {@link outputTimeMs} as its receive time). An output D's filter drops
+ * Routes each output of `upstream` by D's `spec`: without a `timeField`, routing stamps
+ * each event with {@link outputTimeMs} as its receive time. An output D's filter drops
  * routes nowhere; one D cannot read (a missing field, say) routes nowhere with its
- * `problem`, for the caller to count and report (never dropped silently). Routing needs no clock.
+ * `problem`, for the caller to count and report (never dropped silently). A join routes
+ * each output by its side's spec, its record marked with the side (`join-sides.ts`).
+ * Routing needs no clock.
  * @returns one entry per output, in the order given.
+ * @throws Error when D is a join that does not read `upstream`.
  */
-export function routeOutputs(spec: DataflowSpec, outputs: readonly NumberedOutput[], maxKeyLength: number): RoutedOutput[] {
+export function routeOutputs(spec: DataflowSpec, outputs: readonly NumberedOutput[], maxKeyLength: number, upstream: string): RoutedOutput[] {
+  const side = spec.join ? sourcesOf(spec).indexOf(upstream) : -1;
+  if (spec.join && side !== 0 && side !== 1) throw new Error(`join reads no dataflow '${upstream}'`);
+  const routing = side === 0 || side === 1 ? sideSpec(spec, side) : spec;
   return outputs.map(({ outputSeq, result }): RoutedOutput => {
     try {
-      const routed = routeEvents(spec, [outputEvent(result)], outputTimeMs(result), maxKeyLength);
-      for (const [partition, records] of routed) return { outputSeq, partition, record: records[0] ?? null };
+      const routed = routeEvents(routing, [outputEvent(result)], outputTimeMs(result), maxKeyLength);
+      for (const [partition, records] of routed) {
+        const record = records[0] ?? null;
+        return { outputSeq, partition, record: record && side >= 0 ? [record[0], record[1], side, ...record.slice(2)] : record };
+      }
       return { outputSeq, partition: null, record: null };
     } catch (err) {
       if (!(err instanceof FluxError) || err.code !== "INVALID_EVENT") throw err;

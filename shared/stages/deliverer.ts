@@ -179,7 +179,7 @@ export class Deliverer {
     while (t.outputs.length < this.#limits.boundOutputs && t.from + t.outputs.length < view.outputSeq) {
       const page = this.#link.readOutputs(t.from + t.outputs.length, Math.min(PAGE, this.#limits.boundOutputs - t.outputs.length));
       if (page.length === 0) break;
-      const routed = routeOutputs(reader.route.spec, page, this.#limits.maxKeyLength);
+      const routed = routeOutputs(reader.route.spec, page, this.#limits.maxKeyLength, view.source.dataflow);
       this.#report(reader, routed);
       t.outputs.push(...routed);
     }

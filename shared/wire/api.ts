@@ -36,8 +36,17 @@ export type DataflowView = z.infer<typeof DataflowViewSchema>;
  */
 const StageStartSchema = z.object({ dataflow: z.string(), resultsSoFar: z.number().int().nullable() });
 
-/** `starts`: per upstream of a stage, where it starts (empty for a dataflow reading a stream). */
-export const PutDataflowResponseSchema = z.object({ status: z.enum(["created", "unchanged"]), dataflow: DataflowViewSchema, starts: z.array(StageStartSchema) });
+/**
+ * `starts`: per upstream of a stage, where it starts (empty for a dataflow reading a
+ * stream); `warnings`: what may hold a stage's windows back (an upstream fed by a stream
+ * without `idleAdvanceMs`), for a person to act on.
+ */
+export const PutDataflowResponseSchema = z.object({
+  status: z.enum(["created", "unchanged"]),
+  dataflow: DataflowViewSchema,
+  starts: z.array(StageStartSchema),
+  warnings: z.array(z.string()),
+});
 export const DataflowResponseSchema = z.object({ dataflow: DataflowViewSchema });
 export const DataflowListResponseSchema = z.object({ dataflows: z.array(DataflowViewSchema) });
 export const DeleteDataflowResponseSchema = z.object({ dataflow: z.string(), status: z.enum(["deleted", "deleting"]), pending: z.array(z.string()) });

@@ -17,7 +17,7 @@ export interface CoverageSummary {
   /** Replica faults in all, and those injected while producers were still writing. */
   faults: number;
   whileWriting: number;
-  /** Seeds with a replica fault on a stage, resends after BACKPRESSURE, and seeds whose stages held results (issue 27). */
+  /** Seeds with a replica fault on a stage, resends after BACKPRESSURE, and seeds whose last stage held results (issue 27). */
   stageFaultSeeds: number;
   backpressure: number;
   stageResultSeeds: number;
@@ -66,7 +66,7 @@ export function formatCoverage(label: string, s: CoverageSummary): string {
     `${label}: ${s.seeds} seeds; replica faults per seed: 0: ${none} (${pct(none, s.seeds)}), 1: ${one}, 2: ${two}, 3+: ${more} ` +
     `(2+: ${pct(two + more, s.seeds)}); a fault during recovery: ${s.duringRecovery} (${pct(s.duringRecovery, s.seeds)}); ` +
     `both down: ${s.bothDown} (${pct(s.bothDown, s.seeds)}); faults while producers write: ${pct(s.whileWriting, s.faults)}; kinds: ${kinds}` +
-    (s.stageResultSeeds > 0 ? `; stages: a fault on a stage in ${pct(s.stageFaultSeeds, s.seeds)} of seeds, results in ${pct(s.stageResultSeeds, s.seeds)}, ${s.backpressure} resends after BACKPRESSURE` : "")
+    (s.stageResultSeeds > 0 ? `; stages: a fault on a stage in ${pct(s.stageFaultSeeds, s.seeds)} of seeds, results in the last stage in ${pct(s.stageResultSeeds, s.seeds)}, ${s.backpressure} resends after BACKPRESSURE` : "")
   );
 }
 
@@ -82,7 +82,7 @@ export function coverageProblems(s: CoverageSummary, bothDown: boolean, stages =
   if (s.duringRecovery < COVERAGE_MINIMUMS.duringRecovery * s.seeds) problems.push(`only ${s.duringRecovery} of ${s.seeds} seeds injected a fault during recovery`);
   if (bothDown && s.bothDown !== s.seeds) problems.push(`only ${s.bothDown} of ${s.seeds} both-down seeds took both replicas down`);
   if (stages && s.stageFaultSeeds < COVERAGE_MINIMUMS.stageFault * s.seeds) problems.push(`only ${s.stageFaultSeeds} of ${s.seeds} seeds injected a fault on a stage`);
-  if (stages && s.stageResultSeeds < COVERAGE_MINIMUMS.stageResults * s.seeds) problems.push(`only ${s.stageResultSeeds} of ${s.seeds} seeds ended with results in their stages`);
+  if (stages && s.stageResultSeeds < COVERAGE_MINIMUMS.stageResults * s.seeds) problems.push(`only ${s.stageResultSeeds} of ${s.seeds} seeds ended with results in their last stage`);
   if (stages && s.backpressure === 0 && s.seeds >= 100) problems.push(`no producer met BACKPRESSURE in ${s.seeds} seeds`);
   return problems;
 }

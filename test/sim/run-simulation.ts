@@ -121,7 +121,8 @@ async function finalChecks(w: SimWorld): Promise<void> {
     for (const route of stage.record().routes) {
       const held = w.replicas.replica(route.primary).storage.outputs;
       stage.readers[route.partition]?.checkFinal(held);
-      w.coverage.stageResults += held.length + (w.replicas.peek(route.primary)?.operator.openResults({}).length ?? 0);
+      // The last stage's results: what a pipeline exists for (stages before it show theirs through it).
+      if (stage === w.dataflows[w.dataflows.length - 1]) w.coverage.stageResults += held.length + (w.replicas.peek(route.primary)?.operator.openResults({}).length ?? 0);
     }
     checkStage(w, stage);
   }

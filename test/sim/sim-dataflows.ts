@@ -11,12 +11,12 @@ import { DataflowRecordSchema, type DataflowRecord } from "../../shared/wire/rou
 import { CursorReader } from "./sim-checks.ts";
 import type { Violations } from "./violations.ts";
 
-export const WORKLOADS = ["window", "heavy-hitters", "ticks", "pipeline2", "pipeline3"] as const;
+export const WORKLOADS = ["window", "heavy-hitters", "ticks", "pipeline2", "pipeline3", "join"] as const;
 export type Workload = (typeof WORKLOADS)[number];
 
 /** Whether the workload runs stages (dataflows reading other dataflows' results). */
 export function hasStages(workload: Workload): boolean {
-  return workload === "pipeline2" || workload === "pipeline3";
+  return workload === "pipeline2" || workload === "pipeline3" || workload === "join";
 }
 
 /** The first dataflow of each workload; every one reports each record once (`n`, or `packets` per source). */
@@ -39,11 +39,21 @@ const sumsSpec = (from: string | string[], key: string, sizeMs: number, partitio
   aggregates: { n: { op: "sum", field: "values.n" }, v: { op: "sum", field: "values.v" }, c: { op: "count" }, hi: { op: "max", field: "values.v" } },
 });
 
+/** A windowed join of the first dataflow's results with a stage's over them (a diamond: both read, one directly). */
+const joinSpec = (kind: "inner" | "left", partitions: number) => ({
+  from: ["df", "df2"],
+  key: "key",
+  partitions,
+  window: { kind: "tumbling", sizeMs: 400 },
+  join: { kind, left: { n: { op: "sum", field: "values.n" }, c: { op: "count" } }, right: { n2: { op: "sum", field: "values.n" }, hi: { op: "max", field: "values.hi" } } },
+});
+
 /** The specs of a workload's dataflows, the first fed by the stream; `int(n)` draws from the seed. */
 export function workloadSpecs(workload: Workload, int: (n: number) => number): { id: string; spec: DataflowSpec }[] {
   const parse = (spec: unknown) => DataflowSpecSchema.parse(spec);
   const specs = [{ id: "df", spec: parse(firstSpec(workload, 1 + int(3))) }];
-  if (workload === "pipeline2") specs.push({ id: "df2", spec: parse(sumsSpec("df", "key", 200, 1 + int(3))) });
+  if (workload === "pipeline2" || workload === "join") specs.push({ id: "df2", spec: parse(sumsSpec("df", "key", 200, 1 + int(3))) });
+  if (workload === "join") specs.push({ id: "dfj", spec: parse(joinSpec(int(2) === 0 ? "inner" : "left", 1 + int(3))) });
   if (workload === "pipeline3") {
     // Fan-out: two stages read df, one re-keyed by its counts; a third reads both (a union).
     specs.push({ id: "df2", spec: parse(sumsSpec("df", "key", 200, 1 + int(3))) });

@@ -55,7 +55,7 @@ export interface FaultCoverage {
   stageFaults: number;
   /** Batches producers resent because a stage lagged too far behind (503 BACKPRESSURE). */
   backpressure: number;
-  /** Results the stages held at the end (closed and open). */
+  /** Results the last stage held at the end (closed and open). */
   stageResults: number;
 }
 

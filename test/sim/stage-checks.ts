@@ -47,14 +47,14 @@ export function stageLag(w: SimWorld, stage: SimDataflow): string | null {
   return null;
 }
 
-/** Every output of every upstream partition of `stage`, as its primary holds them (settled: both replicas hold the same). */
-function upstreamOutputs(w: SimWorld, stage: SimDataflow): { outputSeq: number; result: WindowResult }[][] {
-  return sourcesOf(stage.spec).flatMap((id) => w.dataflow(id).record().routes.map((route) => w.replicas.replica(route.primary).storage.outputs));
+/** Every output of every upstream partition of `stage`, as its primary holds them (settled: both replicas hold the same), with its upstream. */
+function upstreamOutputs(w: SimWorld, stage: SimDataflow): { upstream: string; outputs: { outputSeq: number; result: WindowResult }[] }[] {
+  return sourcesOf(stage.spec).flatMap((upstream) => w.dataflow(upstream).record().routes.map((route) => ({ upstream, outputs: w.replicas.replica(route.primary).storage.outputs })));
 }
 
 /** The settled stage against its reference, partition by partition (see the module comment). */
 export function checkStage(w: SimWorld, stage: SimDataflow): void {
-  const routed = upstreamOutputs(w, stage).flatMap((outputs) => routeOutputs(stage.spec, outputs, 256));
+  const routed = upstreamOutputs(w, stage).flatMap(({ upstream, outputs }) => routeOutputs(stage.spec, outputs, 256, upstream));
   for (const route of stage.record().routes) {
     const where = `${stage.id} partition ${route.partition}`;
     const primary = w.replicas.peek(route.primary);

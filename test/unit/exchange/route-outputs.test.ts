@@ -18,12 +18,12 @@ const result = (key: string, n: number | string, site: string): WindowResult => 
 
 describe("routeOutputs", () => {
   it("routes each result by the downstream key, timed at its window's last millisecond", () => {
-    const [routed] = routeOutputs(spec, [{ outputSeq: 7, result: result("/a", 5, "s1") }], 256);
+    const [routed] = routeOutputs(spec, [{ outputSeq: 7, result: result("/a", 5, "s1") }], 256, "top-pages");
     expect(routed).toEqual({ outputSeq: 7, partition: partitionFor("s1", 4), record: ["s1", 59_999, 5] });
   });
 
   it("routes a filtered result nowhere, and names the problem of one it cannot read", () => {
-    const routed = routeOutputs(spec, [{ outputSeq: 1, result: result("/a", 1, "s1") }, { outputSeq: 2, result: result("/b", 3, "") }], 256);
+    const routed = routeOutputs(spec, [{ outputSeq: 1, result: result("/a", 1, "s1") }, { outputSeq: 2, result: result("/b", 3, "") }], 256, "top-pages");
     expect(routed[0]).toEqual({ outputSeq: 1, partition: null, record: null });
     expect(routed[1]).toEqual({ outputSeq: 2, partition: null, record: null, problem: "values.site: key must not be empty" });
   });
