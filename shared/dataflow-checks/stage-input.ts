@@ -1,6 +1,6 @@
 /**
  * What a stage reads (issue 27): its upstreams' closed-window results, each the event
- * `{ key, windowStartMs, windowEndMs, values }`. Described as a declared stream schema, so
+ * `{ key, group, windowStartMs, windowEndMs, values }`. Described as a declared stream schema, so
  * a stage's spec is checked exactly as one over a declared stream (`stream-schema-fit.ts`):
  * reading `values.n` where an upstream has no aggregate `n` is refused at creation.
  */
@@ -19,12 +19,17 @@ function valueType(aggregate: AggregateSpec): FieldType {
  * aggregate every upstream emits with the same type. An upstream with a custom operator
  * declares no values (its output fields are its own), so then `values` is open.
  */
-function resultSchemaOf(upstreams: readonly Pick<DataflowSpec, "aggregates" | "join" | "operator">[]): StreamSchema {
+function resultSchemaOf(upstreams: readonly UpstreamView["spec"][]): StreamSchema {
   const fields: StreamSchema["fields"] = {
     key: { type: "string", required: true },
     windowStartMs: { type: "number", required: true },
     windowEndMs: { type: "number", required: true },
   };
+  // The upstream key's fields, as strings under `group` (`route-outputs.ts`): those every upstream keys by.
+  const keyFields = (u: UpstreamView["spec"]) => (typeof u.key === "string" ? [u.key] : u.key);
+  for (const path of keyFields(upstreams[0] ?? { key: [] })) {
+    if (upstreams.every((u) => keyFields(u).includes(path))) fields[`group.${path}`] = { type: "string", required: true };
+  }
   // Without names to declare, `values` is an object of anything; with them, only they are (`values` undeclared itself).
   const open = upstreams.some((u) => u.operator !== undefined || aggregatesOf(u) === undefined);
   if (open) return { fields: { ...fields, values: { type: "object", required: true } }, additionalFields: true };
@@ -42,7 +47,7 @@ function resultSchemaOf(upstreams: readonly Pick<DataflowSpec, "aggregates" | "j
 
 /** What a stage's checks need to know of a dataflow it names in `from`. */
 export interface UpstreamView {
-  spec: Pick<DataflowSpec, "aggregates" | "join" | "operator">;
+  spec: Pick<DataflowSpec, "aggregates" | "join" | "operator" | "key">;
   deleting: boolean;
 }
 

@@ -39,9 +39,10 @@ export function deliveryEntry(delivery: Delivery): Omit<LogEntry, "lsn"> {
 export function deliveryOf(entry: LogEntry): Delivery {
   const key = entry.producer.slice(DELIVERY_PRODUCER_PREFIX.length);
   const slash = key.lastIndexOf("/");
-  const partition = Number(key.slice(slash + 1));
+  const digits = key.slice(slash + 1);
   const body: unknown = JSON.parse(entry.records);
-  if (slash < 1 || !Number.isInteger(partition) || partition < 0 || !isBody(body)) throw new Error(`log entry ${entry.lsn}: not a delivery`);
+  if (slash < 1 || !/^[0-9]+$/.test(digits) || !isBody(body)) throw new Error(`log entry ${entry.lsn}: not a delivery`);
+  const partition = Number(digits);
   const source = { dataflow: key.slice(0, slash), partition, partitions: body.p };
   return { source, fromSeq: body.f, toSeq: body.t, watermarkMs: body.w, outputSeqs: body.s, records: body.r };
 }
@@ -58,7 +59,7 @@ interface Body {
 function isBody(value: unknown): value is Body {
   if (typeof value !== "object" || value === null) return false;
   const b = value as Record<string, unknown>;
-  const counts = [b.p, b.f, b.t].every((n) => Number.isInteger(n) && (n as number) >= 0);
+  const counts = Number.isInteger(b.p) && (b.p as number) >= 1 && [b.f, b.t].every((n) => Number.isInteger(n) && (n as number) >= 0);
   const watermark = b.w === null || typeof b.w === "number";
   if (!counts || !watermark || !Array.isArray(b.s) || !Array.isArray(b.r) || b.s.length !== b.r.length) return false;
   return b.s.every((seq) => Number.isInteger(seq)) && b.r.every(isFluxRecord);

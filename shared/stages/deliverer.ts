@@ -39,6 +39,8 @@ export interface DeliveryPort {
 /** U_i as the deliverer sees it: null unless it is a primary with state. */
 export interface UpstreamView {
   source: SourceRef;
+  /** The field(s) U's results are keyed by (a stage reads them as `group`). */
+  key: DataflowSpec["key"];
   epoch: number;
   readers: readonly string[];
   /** Outputs emitted so far (all stable: outputs come from the stable prefix only). */
@@ -179,7 +181,7 @@ export class Deliverer {
     while (t.outputs.length < this.#limits.boundOutputs && t.from + t.outputs.length < view.outputSeq) {
       const page = this.#link.readOutputs(t.from + t.outputs.length, Math.min(PAGE, this.#limits.boundOutputs - t.outputs.length));
       if (page.length === 0) break;
-      const routed = routeOutputs(reader.route.spec, page, this.#limits.maxKeyLength, view.source.dataflow);
+      const routed = routeOutputs(reader.route.spec, page, this.#limits.maxKeyLength, { id: view.source.dataflow, key: view.key });
       this.#report(reader, routed);
       t.outputs.push(...routed);
     }

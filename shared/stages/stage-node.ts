@@ -61,6 +61,6 @@ export class StageNode {
     if (state?.meta.role !== "primary") return null;
     const { dataflowId, partition, spec, epoch, readers, outputSeq } = state.meta;
     const watermarkMs = upstreamWatermark({ watermarkMs: state.operator.watermarkMs(), closing: state.operator.closing(), firstDueEndMs: null });
-    return { source: { dataflow: dataflowId, partition, partitions: spec.partitions }, epoch, readers, outputSeq, watermarkMs };
+    return { source: { dataflow: dataflowId, partition, partitions: spec.partitions }, key: spec.key, epoch, readers, outputSeq, watermarkMs };
   }
 }

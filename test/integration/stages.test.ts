@@ -103,7 +103,7 @@ describe("stages: life cycle and checks", () => {
     const self = uniqueName("s");
     expect(await problems(self, sitesSpec(self, { key: "key" }))).toEqual(["from: a dataflow cannot read its own results"]);
     expect(await problems(uniqueName("s"), sitesSpec(up, { key: "key", aggregates: { x: { op: "sum", field: "values.nope" } } }))).toEqual([
-      `aggregates.x.field: the results of dataflow '${up}' carry no field 'values.nope' (they carry key, windowStartMs, windowEndMs, values.n, values.bytes)`,
+      `aggregates.x.field: the results of dataflow '${up}' carry no field 'values.nope' (they carry key, windowStartMs, windowEndMs, group.page, values.n, values.bytes)`,
     ]);
     // A stage takes no clock ticks of its own: its clock is its upstreams' progress.
     const ticking = await call("PUT", `/v1/dataflows/${uniqueName("s")}`, sitesSpec(up, { key: "key", idleAdvanceMs: 0 }));

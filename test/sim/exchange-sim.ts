@@ -145,7 +145,7 @@ export class ExchangeSim {
     for (const s of steps) outputsAfter.push((outputsAfter[outputsAfter.length - 1] ?? 0) + s.outputs.length);
     this.stats.outputs += outputs.length;
     const cursors = Array.from({ length: pd }, unknownCursor);
-    return { steps, routed: routeOutputs(this.spec, outputs, 256, UP), outputsAfter, primaryLen: 0, standbyLen: 0, primaryTrim: 0, standbyTrim: 0, gen: 1, cursors, lastSent: cursors.map(() => null) };
+    return { steps, routed: routeOutputs(this.spec, outputs, 256, { id: UP, key: "k" }), outputsAfter, primaryLen: 0, standbyLen: 0, primaryTrim: 0, standbyTrim: 0, gen: 1, cursors, lastSent: cursors.map(() => null) };
   }
 
   /** U_i's primary logs its next entry, unless an edge is too far behind (backpressure). */

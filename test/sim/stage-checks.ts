@@ -54,7 +54,7 @@ function upstreamOutputs(w: SimWorld, stage: SimDataflow): { upstream: string; o
 
 /** The settled stage against its reference, partition by partition (see the module comment). */
 export function checkStage(w: SimWorld, stage: SimDataflow): void {
-  const routed = upstreamOutputs(w, stage).flatMap(({ upstream, outputs }) => routeOutputs(stage.spec, outputs, 256, upstream));
+  const routed = upstreamOutputs(w, stage).flatMap(({ upstream, outputs }) => routeOutputs(stage.spec, outputs, 256, { id: upstream, key: w.dataflow(upstream).spec.key }));
   for (const route of stage.record().routes) {
     const where = `${stage.id} partition ${route.partition}`;
     const primary = w.replicas.peek(route.primary);

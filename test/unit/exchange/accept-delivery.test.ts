@@ -1,6 +1,6 @@
 /** D_j's acceptance of deliveries (issue 27): gaps, duplicates, filtered records, the effective watermark. */
 import { describe, expect, it } from "vitest";
-import { acceptDelivery, effectiveWatermark, sourceKeysOf } from "../../../shared/exchange/accept-delivery.ts";
+import { acceptDelivery, copyProgress, effectiveWatermark, expectedSources, sourceKeysOf } from "../../../shared/exchange/accept-delivery.ts";
 import { DeliveryReplySchema, DeliverySchema, DownstreamProgressSchema, type Delivery, type DownstreamProgress } from "../../../shared/wire/exchange.ts";
 
 const SOURCES = sourceKeysOf([{ dataflow: "up", partitions: 2 }]);
@@ -67,5 +67,51 @@ describe("acceptDelivery", () => {
     acceptDelivery(progress, DeliverySchema.parse(JSON.parse(JSON.stringify(sent))), SOURCES);
     expect(DownstreamProgressSchema.parse(JSON.parse(JSON.stringify(progress)))).toEqual({ "up/1": { hw: 4, watermarkMs: 33, partitions: 2 } });
     expect(DeliveryReplySchema.safeParse({ status: "accepted", hw: -1 }).success).toBe(false);
+  });
+});
+
+describe("expectedSources", () => {
+  const at = (partitions: number, hw = 0): DownstreamProgress[string] => ({ hw, watermarkMs: null, partitions });
+
+  it("stands an upstream not heard from as one placeholder, so the watermark waits for it", () => {
+    expect(expectedSources(["up"], {})).toEqual(["up/?"]);
+    const progress: DownstreamProgress = { "a/0": { hw: 1, watermarkMs: 500, partitions: 1 } };
+    const sources = expectedSources(["a", "b"], progress);
+    expect(sources).toEqual(["a/0", "b/?"]);
+    expect(effectiveWatermark(progress, sources)).toBeNull();
+  });
+
+  it("lists every partition of an upstream as many as its progress said, the most any entry said", () => {
+    expect(expectedSources(["up"], { "up/1": at(3) })).toEqual(["up/0", "up/1", "up/2"]);
+    expect(expectedSources(["up"], { "up/0": at(2), "up/3": at(4) })).toEqual(["up/0", "up/1", "up/2", "up/3"]);
+  });
+
+  it("learns partition counts from the delivery too, never fewer than progress said", () => {
+    const from = delivery(1, 0, 0, []);
+    expect(expectedSources(["up"], {}, from)).toEqual(["up/0", "up/1"]);
+    expect(expectedSources(["up"], { "up/0": at(3) }, from)).toEqual(["up/0", "up/1", "up/2"]);
+    expect(expectedSources(["other", "up"], {}, from)).toEqual(["other/?", "up/0", "up/1"]);
+  });
+
+  it("keeps the order of from, reads names with dots and dashes, and ignores progress of dataflows it does not read", () => {
+    const progress: DownstreamProgress = { "site.top-pages/1": at(2), "gone/0": at(5) };
+    expect(expectedSources(["z", "site.top-pages"], progress)).toEqual(["z/?", "site.top-pages/0", "site.top-pages/1"]);
+  });
+});
+
+describe("copyProgress", () => {
+  it("copies progress so that changing the copy, or accepting into it, leaves the original alone", () => {
+    const original: DownstreamProgress = { "up/0": { hw: 3, watermarkMs: 40, partitions: 2 } };
+    const copy = copyProgress(original);
+    expect(copy).toEqual(original);
+    expect(copy["up/0"]).not.toBe(original["up/0"]);
+    acceptDelivery(copy, delivery(0, 3, 5, [5], 90), SOURCES);
+    acceptDelivery(copy, delivery(1, 0, 2, [1]), SOURCES);
+    expect(original).toEqual({ "up/0": { hw: 3, watermarkMs: 40, partitions: 2 } });
+    expect(copy).toEqual({ "up/0": { hw: 5, watermarkMs: 90, partitions: 2 }, "up/1": { hw: 2, watermarkMs: null, partitions: 2 } });
+  });
+
+  it("copies empty progress as empty", () => {
+    expect(copyProgress({})).toEqual({});
   });
 });
