@@ -14,6 +14,7 @@ import { SLOW_FAULT_DELAY_MS, type FaultKind } from "../shared/wire/admin.ts";
 import type { DataflowSpec } from "../shared/wire/dataflow-spec.ts";
 import type { Deliver, FinishSeed, InitReplica, NumberedOutput, Replicate, Write } from "../shared/wire/replica-rpc.ts";
 import { deliveryPort, forwardPort } from "../platform/replica-ports.ts";
+import { DelivererWake } from "../platform/deliverer-wake.ts";
 import { SqlReplicaStorage } from "./sql-replica-storage.ts";
 
 type ActiveFault = Exclude<FaultKind, "wipe" | "heal">;
@@ -27,13 +28,15 @@ export class PartitionReplica extends DurableObject<Env> {
   readonly #faultsEnabled: boolean;
   #fault: ActiveFault | null;
   #heal = deferred();
+  readonly #wake: DelivererWake;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const config = parseFluxConfig(env);
     // A forward gives up well before the router's own deadline, so the router hears why.
     const forwardTimeoutMs = Math.max(1, Math.floor(config.replicaTimeoutMs * FORWARD_SHARE_OF_TIMEOUT));
-    const wakeAt = (atMs: number) => void ctx.storage.setAlarm(atMs).catch((err: unknown) => console.error("replica: could not arm its alarm", err));
+    this.#wake = new DelivererWake(() => this.#gate(() => this.#node.deliverer.kick()), (atMs) => ctx.storage.setAlarm(atMs));
+    const wakeAt = (atMs: number) => this.#wake.wakeAt(atMs);
     const storage = new SqlReplicaStorage(ctx.storage);
     const forwards = forwardPort(env, forwardTimeoutMs, (run) => this.#gate(run));
     this.#node = new StageNode(storage, config, forwards, deliveryPort(env, config.replicaTimeoutMs, wakeAt), () => Date.now());
@@ -69,11 +72,11 @@ export class PartitionReplica extends DurableObject<Env> {
   async deliver(msg: Deliver) {
     return this.#gate(() => this.#node.deliver(msg));
   }
-  /** Armed by the deliverer: retries and paced deliveries to the stages reading this dataflow. */
+  /** The deliverer's backstop (retries and paced deliveries to stages) when the object was evicted before its timer fired. */
   override async alarm(): Promise<void> {
     // An injected crash or hang stops it as it stops calls; the next probe after a heal kicks the deliverer again.
     if (this.#fault === "crash" || this.#fault === "hang") return;
-    await this.#gate(() => this.#node.deliverer.kick());
+    await this.#wake.alarmFired();
   }
   async beginSeed(epoch: number) {
     return this.#gate(() => beginSeed(this.#host, epoch));

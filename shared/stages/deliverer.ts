@@ -8,7 +8,8 @@
  * probe whenever this replica becomes primary. Failed calls are retried on the object's
  * alarm, so a downstream that returns is caught up without any new input.
  */
-import { planDeliveries, onDeliveryFailed, onDeliveryReply, type PlannedDelivery } from "../exchange/plan-delivery.ts";
+import { nextDueAtMs, planDeliveries, onDeliveryFailed, onDeliveryReply, type PlannedDelivery } from "../exchange/plan-delivery.ts";
+import { watermarkStepOf } from "../exchange/watermark-step.ts";
 import { edgeLag, ingestRefusal, type OutboxEdge } from "../exchange/outbox-bounds.ts";
 import { routeOutputs } from "../exchange/route-outputs.ts";
 import { unknownCursor, type DeliveryLimits, type EdgeCursor, type RoutedOutput } from "../exchange/exchange-types.ts";
@@ -69,8 +70,17 @@ export interface ExchangeLimits extends DeliveryLimits {
 /** Outputs read from storage per page into a reader's tail. */
 const PAGE = 500;
 
+/**
+ * A delivery that only covers results routed to other partitions of a stage (so the edge
+ * counts as caught up, for backpressure and status) waits this long, or until a quarter of
+ * the outbox bound is owed: watermarks and results go at once, coverage need not.
+ */
+const COVER_AFTER_MS = 1_000;
+
 interface Reader {
   route: ReaderRoute;
+  /** The limits of its edges: the exchange's, with the stage's close steps and coverage pacing. */
+  limits: ExchangeLimits;
   cursors: EdgeCursor[];
   /** The delivery in flight per edge, and the highest outputSeq ever sent on it. */
   sent: (Delivery | null)[];
@@ -108,13 +118,14 @@ export class Deliverer {
     if (key !== this.#for) this.reset(key);
     if (!view || key === null) return;
     if (!this.#readers || this.#refresh) return void this.#fetch(view, key);
-    let waiting = false;
+    let dueAtMs = Number.POSITIVE_INFINITY;
     for (const reader of this.#readers) {
       this.#fill(reader, view);
-      for (const planned of planDeliveries(this.#outbox(reader, view), reader.cursors, this.#link.now(), this.#limits)) this.#send(reader, planned);
-      waiting ||= reader.cursors.some((c) => c.inFlight === null && this.#owes(view, c));
+      const outbox = this.#outbox(reader, view);
+      for (const planned of planDeliveries(outbox, reader.cursors, this.#link.now(), reader.limits)) this.#send(reader, planned);
+      reader.cursors.forEach((c, j) => (dueAtMs = Math.min(dueAtMs, nextDueAtMs(outbox, c, j, reader.limits) ?? Number.POSITIVE_INFINITY)));
     }
-    if (waiting) this.#wake(this.#link.now() + this.#limits.idleIntervalMs);
+    if (dueAtMs < Number.POSITIVE_INFINITY) this.#wake(dueAtMs);
   }
 
   /** Forgets every cursor and reader (a restart, a new epoch or a new set of readers): the next kick probes again. */
@@ -156,9 +167,10 @@ export class Deliverer {
       const known = new Map((this.#readers ?? []).map((r) => [r.route.id, r]));
       this.#readers = routes.map((route) => {
         const kept = known.get(route.id);
-        if (kept && kept.cursors.length === route.routes.length) return { ...kept, route };
+        const limits = this.#readerLimits(route);
+        if (kept && kept.cursors.length === route.routes.length) return { ...kept, route, limits };
         const fresh = { cursors: route.routes.map(unknownCursor), sent: route.routes.map(() => null), delivered: route.routes.map(() => null) };
-        return { route, ...fresh, tail: { from: view.outputSeq, outputs: [] }, reportedThrough: view.outputSeq };
+        return { route, limits, ...fresh, tail: { from: view.outputSeq, outputs: [] }, reportedThrough: view.outputSeq };
       });
       this.#refresh = false;
     } catch {
@@ -203,12 +215,10 @@ export class Deliverer {
     return { source: view.source, trimmedThrough: from, outputs, watermarkMs: complete ? view.watermarkMs : null };
   }
 
-  /** Whether an edge still lacks outputs or the watermark U_i holds. */
-  #owes(view: UpstreamView, cursor: EdgeCursor): boolean {
-    if (cursor.acked === null || cursor.acked < view.outputSeq) return true;
-    // Ahead of this replica's outputs (it is catching up): nothing to send until it has them.
-    if (cursor.acked > view.outputSeq) return false;
-    return view.watermarkMs !== null && (cursor.ackedWatermarkMs === null || cursor.ackedWatermarkMs < view.watermarkMs);
+  /** The limits of edges to `route`'s stage: its close steps, coverage paced by {@link COVER_AFTER_MS} or a quarter of the bound. */
+  #readerLimits(route: ReaderRoute): ExchangeLimits {
+    const coverAfterOutputs = Math.max(1, Math.floor(this.#limits.boundOutputs / 4));
+    return { ...this.#limits, watermarkStep: watermarkStepOf(route.spec), coverAfterOutputs, coverAfterMs: COVER_AFTER_MS };
   }
 
   #send(reader: Reader, { partition, delivery }: PlannedDelivery): void {

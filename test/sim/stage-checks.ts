@@ -27,7 +27,19 @@ function upstreamNow(w: SimWorld, dataflow: SimDataflow, partition: number): { o
   return { outputSeq: state.meta.outputSeq, watermarkMs };
 }
 
-/** Why `stage` is not caught up with its upstreams yet (null: it is): a partition lacking outputs or a watermark. */
+/**
+ * The windows a stage's watermark closes: ends every `slideMs`, closed once the clock passes
+ * end + lateness. Two watermarks in one step close the same windows (upstreams send only a
+ * watermark that reaches a new step, or one that comes with results).
+ */
+function closeStep(stage: SimDataflow, watermarkMs: number | null): number | null {
+  const window = stage.spec.window;
+  if (watermarkMs === null || !window) return watermarkMs;
+  const slideMs = window.kind === "sliding" ? window.slideMs : window.sizeMs;
+  return Math.floor((watermarkMs - window.allowedLatenessMs) / slideMs);
+}
+
+/** Why `stage` is not caught up with its upstreams yet (null: it is): a partition lacking outputs, or a watermark that closes windows. */
 export function stageLag(w: SimWorld, stage: SimDataflow): string | null {
   for (const route of stage.record().routes) {
     const state = w.replicas.peek(route.primary);
@@ -38,7 +50,7 @@ export function stageLag(w: SimWorld, stage: SimDataflow): string | null {
         const now = upstreamNow(w, upstream, upRoute.partition);
         const held = state.sources[sourceKey({ dataflow: upstreamId, partition: upRoute.partition })];
         if (!now) return `${upstreamId} partition ${upRoute.partition} has no primary state`;
-        if ((held?.hw ?? 0) !== now.outputSeq || (held?.watermarkMs ?? null) !== now.watermarkMs) {
+        if ((held?.hw ?? 0) !== now.outputSeq || closeStep(stage, held?.watermarkMs ?? null) !== closeStep(stage, now.watermarkMs)) {
           return `${stage.id} partition ${route.partition} holds ${upstreamId}/${upRoute.partition} through output ${held?.hw ?? 0} at watermark ${held?.watermarkMs ?? null}, which has ${now.outputSeq} at ${now.watermarkMs}`;
         }
       }
