@@ -91,6 +91,8 @@ export default defineConfig({
                 FLUX_MISS_SPACING_MS: "0",
                 FLUX_PROBE_TIMEOUT_MS: "150",
                 FLUX_REPLICA_TIMEOUT_MS: "400",
+                // A small outbox bound, so a stage that is down soon holds its upstream back (test/fault/stages.test.ts).
+                FLUX_OUTBOX_BOUND: "8",
               },
             },
           }),

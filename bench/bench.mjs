@@ -15,6 +15,7 @@ import { explainStalls, fullRunPrelude, gcTrace } from "./stall-trace.mjs";
 import { writeReport } from "./report.mjs";
 import { tmpfsCells } from "./tmpfs-cells.mjs";
 import { costProfile, countedEvents, failover, rawBaseline, recovery } from "./scenarios.mjs";
+import { pipelineScenario } from "./pipeline.mjs";
 
 /** Rounds of the 100-event throughput cells in a full run (one in `--quick`): one design's cells varied by up to a fifth within a run. */
 const MATRIX_ROUNDS = 3;
@@ -225,6 +226,10 @@ try {
   log("fail-over: crash the primary of partition 0 under load");
   results.failover = await failover(flux.url, quick ? 6_000 : 12_000, quick ? 2_000 : 4_000);
   log(`  unavailable ${Math.round(results.failover.unavailabilityMs)} ms; lost ${results.failover.lost}, duplicated ${results.failover.duplicated}`);
+
+  log("pipeline: two stages (P=4 -> P=4, R=2) against the first alone, the delay to the last stage, an upstream crash");
+  const pipelineRuns = quick ? { durationMs: 1_500, rounds: 1, latencyMs: 6_000, crashMs: 8_000 } : { durationMs: 8_000, rounds: 3, latencyMs: 15_000, crashMs: 15_000 };
+  results.pipeline = await pipelineScenario(scriptPath, pipelineRuns, log);
 
   results.recovery = await recoveryRuns(flux.url, stateSizes, quick ? 2_000 : 4_000, log);
 

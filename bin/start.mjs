@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// `npm start`: runs Flux locally on workerd (wrangler dev, offline), creates a demo
-// dataflow and posts a trickle of demo events. Ctrl-C stops everything. Per-request log
+// `npm start`: runs Flux locally on workerd (wrangler dev, offline), creates demo
+// dataflows (and a second stage reading one of them) and posts a trickle of demo events. Ctrl-C stops everything. Per-request log
 // lines are summarised every 10 s so the banner with the commands stays readable.
 // Flags: --port N (default 8787), --no-load (no demo events).
 import { spawn } from "node:child_process";
@@ -123,6 +123,17 @@ const usersSpec = {
 };
 const putUsers = await api("PUT", "/v1/dataflows/users-per-page", usersSpec);
 if (putUsers.status !== 200 && putUsers.status !== 201) console.error("demo dataflow:", putUsers.status, await putUsers.text());
+// A second stage (docs/PIPELINES.md): across both partitions of users-per-page, the three pages with the most
+// distinct users in each of its windows, keyed by the window's start.
+const topSpec = {
+  from: "users-per-page",
+  key: "windowStartMs",
+  window: { kind: "tumbling", sizeMs: 10_000 },
+  aggregates: { top: { op: "topk", field: "key", k: 3, weight: "values.users" }, pages: { op: "count" } },
+  partitions: 1,
+};
+const putTop = await api("PUT", "/v1/dataflows/top-pages", topSpec);
+if (putTop.status !== 200 && putTop.status !== 201) console.error("demo stage:", putTop.status, await putTop.text());
 
 const portFlag = port === 8787 ? "" : ` --port ${port}`;
 console.log(`
@@ -132,6 +143,7 @@ Flux is running on ${base} (workerd, state in .wrangler/state)
   status:  curl -H 'authorization: Bearer ${token}' '${base}/v1/status?view=summary'    (full JSON: drop ?view=summary, add ?pretty=true)
   results: curl -H 'authorization: Bearer ${token}' '${base}/v1/dataflows/clicks-per-page/results?key=home'
            curl -H 'authorization: Bearer ${token}' '${base}/v1/dataflows/users-per-page/results?key=home'
+           curl -H 'authorization: Bearer ${token}' '${base}/v1/dataflows/top-pages/results'    (a stage reading users-per-page)
   live:    curl -N -H 'authorization: Bearer ${token}' '${base}/v1/dataflows/users-per-page/subscribe'
   post:    curl -H 'authorization: Bearer ${token}' -H 'flux-producer-id: me' -H "flux-seq: $(date +%s)" \\
              -H 'content-type: application/json' -d "[{\\"page\\":\\"home\\",\\"user\\":\\"u1\\",\\"ts\\":$(date +%s000),\\"bytes\\":512}]" \\

@@ -7,25 +7,25 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { parseFluxConfig, type FluxConfig } from "../shared/config.ts";
-import { desiredConfigs } from "../shared/monitor/desired-config.ts";
-import { isSameSpec, planDataflow } from "../shared/plan-dataflow.ts";
 import type { DataflowSpec } from "../shared/wire/dataflow-spec.ts";
 import type { StreamRouting } from "../shared/router/routing-cache.ts";
 import type { DataflowRecord, HealthMap, SuspectVerdict } from "../shared/wire/routing.ts";
-import { specProblems } from "../shared/dataflow-checks/stream-schema-fit.ts";
-import type { SchemaProblem, StreamRecord, StreamSchema } from "../shared/wire/stream-schema.ts";
+import type { StreamRecord, StreamSchema } from "../shared/wire/stream-schema.ts";
 import { declareStream, listStreams, readStream, type PutStreamResult } from "./stream-store.ts";
 import { revokedIds, revokeToken } from "./revocation-store.ts";
 import type { Revocation } from "../shared/tokens/revocations.ts";
 import { finishDeletion } from "./dataflow-deletion.ts";
+import { putDataflow, readersOf, type PutDataflowResult } from "./dataflow-creation.ts";
+import { linkStage } from "./stage-links.ts";
 import { MonitorAlarm } from "./monitor-alarm.ts";
 import { MonitorRecords } from "./monitor-records.ts";
 import { countedKv } from "../platform/counted-sql.ts";
 
-/** Outcome of creating a dataflow. */
-type PutDataflowResult =
-  | { status: "created" | "unchanged" | "conflict" | "deleting"; record: DataflowRecord }
-  | { status: "invalid"; problems: SchemaProblem[] };
+/** Outcome of deleting a dataflow; `in-use`: stages read it (`readers`), so it stays. */
+type DeleteDataflowResult =
+  | { status: "not-found" }
+  | { status: "in-use"; readers: string[] }
+  | { status: "deleted" | "deleting"; stream: string | null; pending: string[] };
 
 export class Coordinator extends DurableObject<Env> {
   readonly #config: FluxConfig = parseFluxConfig(this.env);
@@ -47,48 +47,34 @@ export class Coordinator extends DurableObject<Env> {
    * id is a conflict. Re-sending the same spec finishes a creation that was interrupted.
    */
   async putDataflow(id: string, spec: DataflowSpec): Promise<PutDataflowResult> {
-    return this.#exclusive(async () => {
-      // Validation before comparison (issue 26): a spec that does not fit its stream's
-      // schema is invalid whether or not the id exists, deleting or with another spec.
-      const declared = readStream(this.#kv, spec.stream);
-      const problems = declared ? specProblems(declared.schema, spec) : [];
-      if (problems.length > 0) return { status: "invalid", problems };
-      const existing = this.#records.read(id);
-      if (existing?.deleting) return { status: "deleting", record: existing };
-      if (existing && !isSameSpec(existing.spec, spec)) return { status: "conflict", record: existing };
-      const firstEpoch = this.#records.tombstone(id) + 1;
-      const record = existing ?? planDataflow(id, spec, Date.now(), this.#config.locationHints, firstEpoch);
-      if (!existing) this.#records.put(record);
-      if (!record.ready) {
-        const port = this.#monitor.port([record]);
-        await Promise.all(
-          record.routes.flatMap((route) =>
-            desiredConfigs(record, route).map(async (init) => {
-              const reply = await port.configure(init.name, { ...init, create: true });
-              if (reply.status !== "ok") throw new Error(`replica ${init.name} refused its configuration: ${reply.status}`);
-            }),
-          ),
-        );
-        record.ready = true;
-        this.#records.put(record);
-        await this.#monitor.arm(Date.now() + this.#config.heartbeatMs);
-      }
-      return { status: existing?.ready ? "unchanged" : "created", record };
-    });
+    const context = {
+      kv: this.#kv,
+      records: this.#records,
+      config: this.#config,
+      port: (records: DataflowRecord[]) => this.#monitor.port(records),
+      report: (replica: string) => this.#monitor.report(replica),
+      armMonitor: (atMs: number) => this.#monitor.arm(atMs),
+    };
+    return this.#exclusive(async () => putDataflow(context, id, spec));
   }
 
   /**
    * Deletes a dataflow: routers stop using it at once; its replicas drop their state (the
    * monitor retries any that do not answer). @returns the replicas still to confirm.
    */
-  async deleteDataflow(id: string): Promise<{ status: "not-found" } | { status: "deleted" | "deleting"; stream: string; pending: string[] }> {
+  async deleteDataflow(id: string): Promise<DeleteDataflowResult> {
     return this.#exclusive(async () => {
       const record = this.#records.read(id);
       if (!record) return { status: "not-found" };
+      // A stage reading it would lose its input for good (issue 27): delete the stages first.
+      const readers = readersOf(this.#records, id);
+      if (readers.length > 0) return { status: "in-use", readers: readers.map((r) => r.id) };
       record.deleting = true;
       this.#records.put(record);
+      // Its upstreams stop delivering to it before its replicas go.
+      await linkStage(this.#records, this.#monitor.port(this.#records.list()), record, false);
       const pending = await finishDeletion(this.env, this.#records, record, this.#config.replicaTimeoutMs);
-      return { status: pending.length === 0 ? "deleted" : "deleting", stream: record.spec.stream, pending };
+      return { status: pending.length === 0 ? "deleted" : "deleting", stream: record.spec.stream ?? null, pending };
     });
   }
 
@@ -109,6 +95,11 @@ export class Coordinator extends DurableObject<Env> {
   async routeStream(stream: string): Promise<StreamRouting> {
     const dataflows = (await this.listDataflows()).filter((record) => record.ready && !record.deleting && record.spec.stream === stream);
     return { dataflows, schema: readStream(this.#kv, stream)?.schema ?? null };
+  }
+
+  /** The stages among `ids` that exist, are ready and are not being deleted: what an upstream primary delivers to (issue 27). */
+  async readerRoutes(ids: string[]): Promise<DataflowRecord[]> {
+    return ids.flatMap((id) => this.#records.read(id) ?? []).filter((r) => r.ready && !r.deleting);
   }
 
   async getDataflow(id: string): Promise<DataflowRecord | null> {

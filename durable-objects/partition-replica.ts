@@ -7,12 +7,14 @@
 import { DurableObject } from "cloudflare:workers";
 import { parseFluxConfig } from "../shared/config.ts";
 import type { ResultFilter } from "../shared/operators/operator.ts";
-import { ReplicaHost } from "../shared/replica/replica-host.ts";
+import type { ReplicaHost } from "../shared/replica/replica-host.ts";
+import { StageNode } from "../shared/stages/stage-node.ts";
 import { acceptOutputs, acceptSeedChunk, beginSeed, finishSeed, readSeedChunk, seedProgress } from "../shared/replica/replica-seeding.ts";
 import { SLOW_FAULT_DELAY_MS, type FaultKind } from "../shared/wire/admin.ts";
 import type { DataflowSpec } from "../shared/wire/dataflow-spec.ts";
-import type { FinishSeed, InitReplica, NumberedOutput, Replicate, Write } from "../shared/wire/replica-rpc.ts";
-import { forwardPort } from "../platform/replica-ports.ts";
+import type { Deliver, FinishSeed, InitReplica, NumberedOutput, Replicate, Write } from "../shared/wire/replica-rpc.ts";
+import { deliveryPort, forwardPort } from "../platform/replica-ports.ts";
+import { DelivererWake } from "../platform/deliverer-wake.ts";
 import { SqlReplicaStorage } from "./sql-replica-storage.ts";
 
 type ActiveFault = Exclude<FaultKind, "wipe" | "heal">;
@@ -21,17 +23,24 @@ type ActiveFault = Exclude<FaultKind, "wipe" | "heal">;
 const FORWARD_SHARE_OF_TIMEOUT = 0.6;
 
 export class PartitionReplica extends DurableObject<Env> {
+  readonly #node: StageNode;
   readonly #host: ReplicaHost;
   readonly #faultsEnabled: boolean;
   #fault: ActiveFault | null;
   #heal = deferred();
+  readonly #wake: DelivererWake;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const config = parseFluxConfig(env);
     // A forward gives up well before the router's own deadline, so the router hears why.
     const forwardTimeoutMs = Math.max(1, Math.floor(config.replicaTimeoutMs * FORWARD_SHARE_OF_TIMEOUT));
-    this.#host = new ReplicaHost(new SqlReplicaStorage(ctx.storage), config, forwardPort(env, forwardTimeoutMs, (run) => this.#gate(run)));
+    this.#wake = new DelivererWake(() => this.#gate(() => this.#node.deliverer.kick()), (atMs) => ctx.storage.setAlarm(atMs));
+    const wakeAt = (atMs: number) => this.#wake.wakeAt(atMs);
+    const storage = new SqlReplicaStorage(ctx.storage);
+    const forwards = forwardPort(env, forwardTimeoutMs, (run) => this.#gate(run));
+    this.#node = new StageNode(storage, config, forwards, deliveryPort(env, config.replicaTimeoutMs, wakeAt), () => Date.now());
+    this.#host = this.#node.host;
     this.#faultsEnabled = config.enableFaults;
     // An injected crash or hang outlives eviction, as a real outage would.
     this.#fault = this.#faultsEnabled ? (ctx.storage.kv.get<ActiveFault>("fault") ?? null) : null;
@@ -57,7 +66,17 @@ export class PartitionReplica extends DurableObject<Env> {
     return this.#gate(() => this.#host.readResults(epoch, filter));
   }
   async status() {
-    return this.#gate(() => this.#host.probe());
+    return this.#gate(() => this.#node.probe());
+  }
+  /** Stage primary (issue 27): logs a delivery from an upstream partition and answers once stable. */
+  async deliver(msg: Deliver) {
+    return this.#gate(() => this.#node.deliver(msg));
+  }
+  /** The deliverer's backstop (retries and paced deliveries to stages) when the object was evicted before its timer fired. */
+  override async alarm(): Promise<void> {
+    // An injected crash or hang stops it as it stops calls; the next probe after a heal kicks the deliverer again.
+    if (this.#fault === "crash" || this.#fault === "hang") return;
+    await this.#wake.alarmFired();
   }
   async beginSeed(epoch: number) {
     return this.#gate(() => beginSeed(this.#host, epoch));

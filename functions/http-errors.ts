@@ -10,7 +10,7 @@ import { describeIssues } from "../shared/http/describe-issues.ts";
 
 /** Builds an error response with the envelope, adding `Retry-After` to retryable 503s. */
 export function errorResponse(c: Context, err: FluxError): Response {
-  if (err.code === "UNAVAILABLE") c.header("Retry-After", "1");
+  if (err.code === "UNAVAILABLE" || err.code === "BACKPRESSURE") c.header("Retry-After", "1");
   if (err.code === "UNAUTHORIZED") c.header("WWW-Authenticate", 'Bearer realm="flux"');
   return c.json(err.toEnvelope(), err.status);
 }

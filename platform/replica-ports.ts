@@ -10,7 +10,8 @@ import type { MonitorPort } from "../shared/monitor/monitor-port.ts";
 import type { ForwardPort } from "../shared/replica/forwarder.ts";
 import type { ReplicaPort } from "../shared/router/write-partition.ts";
 import { DeadlineTimer } from "./deadline-timer.ts";
-import { replicaStub, withDeadline } from "./object-calls.ts";
+import { coordinatorStub, replicaStub, withDeadline } from "./object-calls.ts";
+import type { DeliveryPort, ReaderRoute } from "../shared/stages/deliverer.ts";
 import { seedPacer } from "./seed-pacing.ts";
 
 type HintOf = (name: string) => string | null | undefined;
@@ -90,5 +91,24 @@ export function monitorPort(env: Env, probeTimeoutMs: number, callTimeoutMs: num
     paceSeed: seedPacer(seedPacing),
     flush: (name, epoch) => call(name, "flush", async () => stub(name).flush(epoch)),
     write: (name, msg) => call(name, "write", async () => stub(name).write(msg)),
+  };
+}
+
+/**
+ * An upstream primary's deliveries to the stages reading it (issue 27): each bounded by
+ * `timeoutMs`, readers' routing from the coordinator, failed calls reported to its monitor,
+ * and wake-ups on the object's alarm (`wakeAt`, which survives a restart).
+ */
+export function deliveryPort(env: Env, timeoutMs: number, wakeAt: (atMs: number) => void): DeliveryPort {
+  const call = reusingStubs(env, new DeadlineTimer(), timeoutMs);
+  return {
+    readers: async (ids) => {
+      const records = await withDeadline(async () => coordinatorStub(env).readerRoutes([...ids]), timeoutMs, "coordinator (readerRoutes)");
+      return records.map((r): ReaderRoute => ({ id: r.id, spec: r.spec, routes: r.routes.map((route) => ({ primary: route.primary, epoch: route.epoch })) }));
+    },
+    deliver: (name, msg) => call(name, `stage replica ${name} (deliver)`, async (stub) => stub.deliver(msg)),
+    reportFailure: (name) => void coordinatorStub(env).reportFailure(name).catch(() => undefined),
+    wakeAt,
+    warn: (message) => console.warn(`exchange: ${message}`),
   };
 }

@@ -180,11 +180,24 @@ function dataflowCard(dataflow, faultsEnabled) {
       ),
     ),
   );
+  const input = dataflow.stream === null ? `from ${dataflow.from.join(", ")}` : `stream ${dataflow.stream}`;
+  const readers = dataflow.readers.length > 0 ? ` · read by ${dataflow.readers.join(", ")}` : "";
   return h("div", { class: "dataflow", "data-dataflow": dataflow.id },
-    h("h3", {}, dataflow.id, h("span", { class: "muted" }, ` · stream ${dataflow.stream} · ${dataflow.partitions.length} partitions`)),
+    h("h3", {}, dataflow.id, h("span", { class: "muted" }, ` · ${input} · ${dataflow.partitions.length} partitions${readers}`)),
     h("table", {},
       h("thead", {}, h("tr", {}, ["partition", "health", "epoch", "replica", "role", "replica epoch", "LSN", "applied", "lag", "outputs", "heartbeat", "missed", ...(faultsEnabled ? ["fault"] : [])].map((t) => h("th", {}, t)))),
-      h("tbody", {}, rows)));
+      h("tbody", {}, rows)),
+    dataflow.edges.length > 0 ? edgeTable(dataflow.edges) : null);
+}
+
+/** A stage's edges (docs/PIPELINES.md): per upstream partition and partition, results produced, delivered, acknowledged, and the lag. */
+function edgeTable(edges) {
+  const cell = (n) => h("td", {}, n ?? "–");
+  return h("table", { class: "edges" },
+    h("thead", {}, h("tr", {}, ["from", "to", "produced", "delivered", "acknowledged", "lag"].map((t) => h("th", {}, t)))),
+    h("tbody", {}, edges.map((e) =>
+      h("tr", { "data-edge": `${e.upstream}/p${e.upstreamPartition}>p${e.partition}`, class: e.lag === null || e.lag > 0 ? "lagging" : "" },
+        h("td", { class: "mono" }, `${e.upstream}/p${e.upstreamPartition}`), h("td", {}, `p${e.partition}`), cell(e.produced), cell(e.delivered), cell(e.acknowledged), cell(e.lag)))));
 }
 
 /** Takeovers and recoveries, newest first, with how long each lasted where the log tells. */

@@ -20,6 +20,9 @@ const decimalFromVar = (defaultValue: number, min: number, max: number) =>
     .optional()
     .transform((value) => value ?? defaultValue);
 
+/** Records per delivery to a stage's partition at most (a longer backlog goes in the next ones). */
+const DELIVERY_RECORDS = 1_000;
+
 /** Durable Object location hints the platform accepts. */
 const LOCATION_HINTS = ["wnam", "enam", "sam", "weur", "eeur", "apac", "apac-ne", "apac-se", "oc", "afr", "me"] as const;
 export type LocationHint = (typeof LOCATION_HINTS)[number];
@@ -73,6 +76,12 @@ const FluxConfigSchema = z
       .optional()
       .transform((value) => (value ?? "").split(",").map((hint) => hint.trim()).filter((hint) => hint !== ""))
       .pipe(z.array(z.enum(LOCATION_HINTS))),
+    /** A stage lagging this many results behind an upstream partition makes that partition refuse new batches (503 BACKPRESSURE; issue 27). */
+    FLUX_OUTBOX_BOUND: intFromVar(10_000, 1, 1_000_000),
+    /** An upstream partition sends a stage a delivery without results (its watermark, or coverage so it can trim) at most this often per edge, ms. */
+    FLUX_EXCHANGE_IDLE_MS: intFromVar(100, 0, 3_600_000),
+    /** A delivery to a stage that failed or was refused is retried after this, ms. */
+    FLUX_EXCHANGE_RETRY_MS: intFromVar(250, 1, 3_600_000),
     /** "true" enables the fault-injection admin endpoint (tests and demos only). */
     FLUX_ENABLE_FAULTS: z.enum(["true", "false"]).optional().transform((value) => value === "true"),
   })
@@ -96,6 +105,10 @@ const FluxConfigSchema = z
     seedPacing: vars.FLUX_SEED_PACING,
     locationHints: vars.FLUX_LOCATION_HINTS,
     enableFaults: vars.FLUX_ENABLE_FAULTS,
+    boundOutputs: vars.FLUX_OUTBOX_BOUND,
+    idleIntervalMs: vars.FLUX_EXCHANGE_IDLE_MS,
+    retryMs: vars.FLUX_EXCHANGE_RETRY_MS,
+    maxRecords: DELIVERY_RECORDS,
   }));
 
 /** The parsed configuration passed down the call chain instead of `env`. */

@@ -15,12 +15,14 @@ const ERROR_TABLE = {
   UNKNOWN_STREAM: { status: 404, retryable: false },
   UNKNOWN_DATAFLOW: { status: 404, retryable: false },
   SPEC_CONFLICT: { status: 409, retryable: false },
+  DATAFLOW_IN_USE: { status: 409, retryable: false },
   SEQ_TOO_OLD: { status: 409, retryable: false },
   PAYLOAD_TOO_LARGE: { status: 413, retryable: false },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false },
   INTERNAL: { status: 500, retryable: false },
   NOT_CONFIGURED: { status: 503, retryable: false },
   UNAVAILABLE: { status: 503, retryable: true },
+  BACKPRESSURE: { status: 503, retryable: true },
 } as const satisfies Record<string, { status: number; retryable: boolean }>;
 
 export type ErrorCode = keyof typeof ERROR_TABLE;

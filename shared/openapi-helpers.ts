@@ -47,7 +47,7 @@ export function schemaHelpers(definitions: Record<string, JsonSchema>) {
 /** Headers that come with some error statuses (`errorResponse` in functions/http-errors.ts). */
 const ERROR_HEADERS: Partial<Record<string, Record<string, { description: string; schema: JsonSchema }>>> = {
   "401": { "WWW-Authenticate": { description: 'always `Bearer realm="flux"`', schema: { type: "string" } } },
-  "503": { "Retry-After": { description: "seconds to wait before resending with the same seq (`1`); only with UNAVAILABLE", schema: { type: "string" } } },
+  "503": { "Retry-After": { description: "seconds to wait before resending with the same seq (`1`); only with UNAVAILABLE and BACKPRESSURE", schema: { type: "string" } } },
 };
 
 const error = (status: string, description: string) => ({
@@ -66,7 +66,7 @@ const ERRORS = {
   "413": "request body over FLUX_MAX_BODY_BYTES (or, for events, too many events)",
   "415": "the body is not application/json",
   "500": "internal error (a bug), or invalid configuration",
-  "503": "unavailable (retry later; Retry-After), or not configured",
+  "503": "unavailable, or a stage reading the dataflow too far behind (BACKPRESSURE; retry later; Retry-After), or not configured",
 } as const;
 type ErrorStatus = keyof typeof ERRORS;
 

@@ -59,7 +59,7 @@ function dataflowPaths(h: Helpers) {
           "201": ok("created", PutDataflowResponseSchema),
           "200": ok("already exists with this spec", PutDataflowResponseSchema),
           ...errors(["400", "409", ...WITH_BODY], {
-            "400": "invalid spec (INVALID_REQUEST, INVALID_JSON), or one that does not fit its stream's declared schema (INVALID_REQUEST): a field it reads that is undeclared, optional or of another type, or that no event can hold (its nearest declared ancestor not an object, or an object declaring fields of its own with additionalFields false)",
+            "400": "invalid spec (INVALID_REQUEST, INVALID_JSON), or one that does not fit its stream's declared schema (INVALID_REQUEST): a field it reads that is undeclared, optional or of another type, or that no event can hold (its nearest declared ancestor not an object, or an object declaring fields of its own with additionalFields false); for a stage (`from`), an upstream that does not exist, is being deleted or is the stage itself, or a field its upstreams' results do not carry",
             "409": "a valid spec (every 400 check passed first) under an id that exists with another spec, or is being deleted",
           }),
         },
@@ -70,7 +70,7 @@ function dataflowPaths(h: Helpers) {
         responses: {
           "200": ok("deleted", DeleteDataflowResponseSchema),
           "202": ok("some replicas still to clear", DeleteDataflowResponseSchema),
-          ...errors(["400", "404", "413"], { "404": "no such dataflow" }),
+          ...errors(["400", "404", "409", "413"], { "404": "no such dataflow", "409": "stages read its results (DATAFLOW_IN_USE, `details.readers` names them): delete them first" }),
         },
       },
     },

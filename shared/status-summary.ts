@@ -16,20 +16,32 @@ function replicaLine(replica: ReplicaView): string {
   return `${replica.role ?? "?"} ${replica.name} lsn ${replica.lsn ?? "?"} (applied ${replica.appliedLsn ?? "?"}${lag}${late})`;
 }
 
+type EdgeView = StatusResponse["dataflows"][number]["edges"][number];
+
+/** `U/p0 → p1: produced 40, delivered 40, acknowledged 38, lag 2` (`?` where a replica did not answer). */
+function edgeLine(e: EdgeView): string {
+  const n = (x: number | null) => (x === null ? "?" : String(x));
+  return `${e.upstream}/p${e.upstreamPartition} → p${e.partition}: produced ${n(e.produced)}, delivered ${n(e.delivered)}, acknowledged ${n(e.acknowledged)}, lag ${n(e.lag)}`;
+}
+
 /**
  * One line per partition, e.g. `p0 healthy epoch 3: primary df/p0/g1 lsn 12 (applied 12);
  * standby df/p0/g2 lsn 12 (applied 12)`, `at kind p<partition>: detail` per event, and
- * `at stream code ×count` per row of refused ingest requests.
+ * `at stream code ×count` per row of refused ingest requests; for a stage one line per edge
+ * into it, and the pipeline's edges (`stream:clicks → page-counts`).
  */
 export function summarizeStatus(status: StatusResponse): StatusSummaryResponse {
   return {
+    pipeline: status.pipeline.edges.map((e) => `${e.from} → ${e.to}`),
     dataflows: status.dataflows.map((dataflow) => ({
       id: dataflow.id,
       stream: dataflow.stream,
+      from: dataflow.from,
       partitions: dataflow.partitions.map((p) => {
         const recovery = p.recovery ? ` [recovering ${p.recovery.replica}: ${p.recovery.phase}]` : "";
         return `p${p.partition} ${p.status} epoch ${p.epoch}${recovery}: ${p.replicas.map(replicaLine).join("; ")}`;
       }),
+      edges: dataflow.edges.map(edgeLine),
       events: dataflow.events.slice(-SUMMARY_EVENTS).map((e) => `${e.at ?? "?"} ${e.kind} p${e.partition}: ${e.detail}`),
     })),
     faultsEnabled: status.faultsEnabled,

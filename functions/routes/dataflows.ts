@@ -4,7 +4,7 @@ import { zValidator } from "@hono/zod-validator";
 import { z } from "zod";
 import { FluxError } from "../../shared/errors.ts";
 import { DataflowSpecSchema } from "../../shared/dataflow-checks/dataflow-spec-schema.ts";
-import { NameSchema } from "../../shared/wire/dataflow-spec.ts";
+import { inputOf, NameSchema } from "../../shared/wire/dataflow-spec.ts";
 import { changedFields } from "../../shared/plan-dataflow.ts";
 import type { DataflowRecord } from "../../shared/wire/routing.ts";
 import { describeProblems } from "../../shared/wire/stream-schema.ts";
@@ -25,6 +25,7 @@ function describe(record: DataflowRecord): DataflowView {
     ready: record.ready,
     deleting: record.deleting,
     partitions: record.routes.map(({ partition, epoch, primary, standby, status }) => ({ partition, epoch, primary, standby, status })),
+    readers: record.readers,
   };
 }
 
@@ -35,7 +36,8 @@ export const dataflowRoutes = new Hono<AppEnv>()
     const result = await askCoordinator(c.env, async (co) => co.putDataflow(id, spec));
     if (result.status === "invalid") {
       const where = describeProblems(result.problems);
-      throw new FluxError("INVALID_REQUEST", `the spec does not fit the schema of stream '${spec.stream}': ${where}`, { issues: result.problems });
+      const input = spec.from === undefined ? `the schema of ${inputOf(spec)}` : `its input, the results of ${inputOf(spec)}`;
+      throw new FluxError("INVALID_REQUEST", `the spec does not fit ${input}: ${where}`, { issues: result.problems });
     }
     if (result.status === "deleting") {
       throw new FluxError("SPEC_CONFLICT", `dataflow '${id}' is being deleted; create it again once the DELETE has finished`);
@@ -50,14 +52,18 @@ export const dataflowRoutes = new Hono<AppEnv>()
         existing: result.record.spec,
       });
     }
-    c.var.routingCache.expire(result.record.spec.stream);
-    return c.json({ status: result.status, dataflow: describe(result.record) }, result.status === "created" ? 201 : 200);
+    if (result.record.spec.stream !== undefined) c.var.routingCache.expire(result.record.spec.stream);
+    return c.json({ status: result.status, dataflow: describe(result.record), starts: result.starts, warnings: result.warnings }, result.status === "created" ? 201 : 200);
   })
   .delete("/:id", zValidator("param", IdParamSchema, onInvalid), async (c) => {
     const { id } = c.req.valid("param");
     const result = await askCoordinator(c.env, async (co) => co.deleteDataflow(id));
     if (result.status === "not-found") throw new FluxError("UNKNOWN_DATAFLOW", `no dataflow '${id}'`);
-    c.var.routingCache.expire(result.stream);
+    if (result.status === "in-use") {
+      const names = result.readers.map((r) => `'${r}'`).join(", ");
+      throw new FluxError("DATAFLOW_IN_USE", `dataflow '${id}' is read by ${names}: delete ${result.readers.length === 1 ? "that stage" : "those stages"} first`, { readers: result.readers });
+    }
+    if (result.stream !== null) c.var.routingCache.expire(result.stream);
     // 202 while some replica has not yet dropped its state; the monitor keeps retrying it.
     return c.json({ dataflow: id, status: result.status, pending: result.pending }, result.status === "deleted" ? 200 : 202);
   })

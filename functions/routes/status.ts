@@ -13,6 +13,8 @@ import { onInvalid } from "../http-errors.ts";
 import type { ReplicaStatus } from "../../shared/wire/replica-rpc.ts";
 import type { DataflowRecord, HealthMap } from "../../shared/wire/routing.ts";
 import type { AppEnv } from "../app-env.ts";
+import { sourcesOf } from "../../shared/wire/dataflow-spec.ts";
+import { edgesInto, pipelineOf } from "../../shared/stages/pipeline-status.ts";
 import { askCoordinator } from "../cluster.ts";
 import { canReadDataflow } from "../../shared/tokens/access.ts";
 
@@ -36,16 +38,19 @@ export const statusRoutes = new Hono<AppEnv>().get("/", zValidator("query", Stat
     }
   };
   // A read token sees the refusals of its dataflows' streams only.
-  const streams = new Set(records.map((r) => r.spec.stream));
+  const streams = new Set(records.flatMap((r) => (r.spec.stream === undefined ? [] : [r.spec.stream])));
   const everything = c.var.principal.kind !== "scoped" || c.var.principal.claims.scope === "admin";
-  const [dataflows, refusals] = await Promise.all([
+  const [described, refusals] = await Promise.all([
     Promise.all(records.map(async (record) => describe(record, await askCoordinator(c.env, (co) => co.health(record.id)), ask))),
     withDeadline(async () => ingestStatsStub(c.env).refusals(), timeoutMs, "ingest stats").then(
       (rows) => rows.filter((row) => everything || streams.has(row.stream)).map(({ minuteStartMs, ...row }) => ({ at: new Date(minuteStartMs).toISOString(), ...row })),
       () => null,
     ),
   ]);
-  const body: StatusResponse = { dataflows, faultsEnabled: c.var.config.enableFaults, refusals };
+  // Edges between stages from both ends' primaries (issue 27): what one produced, what the other holds.
+  const views = described.map(({ view }) => view);
+  const dataflows = described.map(({ dataflow, view }) => ({ ...dataflow, edges: edgesInto(view, views) }));
+  const body: StatusResponse = { pipeline: pipelineOf(views), dataflows, faultsEnabled: c.var.config.enableFaults, refusals };
   const shown = view === "summary" ? summarizeStatus(body) : body;
   // Indented for people reading it in a terminal; compact unless asked, or for the summary.
   if (pretty === "true" || (view === "summary" && pretty !== "false")) return c.body(`${JSON.stringify(shown, null, 2)}\n`, 200, { "content-type": "application/json" });
@@ -53,14 +58,13 @@ export const statusRoutes = new Hono<AppEnv>().get("/", zValidator("query", Stat
 });
 
 async function describe(record: DataflowRecord, health: HealthMap, ask: (name: string, hint: string | null) => Promise<ReplicaStatus | { error: string }>) {
-  return {
-    id: record.id,
-    stream: record.spec.stream,
-    ready: record.ready,
-    partitions: await Promise.all(
+  const primaries: (ReplicaStatus | null)[] = record.routes.map(() => null);
+  const partitions = await Promise.all(
       record.routes.map(async (route) => {
         const names = [route.primary, ...(route.standby ? [route.standby] : []), ...(route.recovery ? [route.recovery.replica] : [])];
         const statuses = await Promise.all(names.map((name) => ask(name, route.hints[name] ?? null)));
+        const first = statuses[0];
+        primaries[route.partition] = first && "role" in first && first.role === "primary" ? first : null;
         const primaryLsn = (statuses[0] && "lsn" in statuses[0] ? statuses[0].lsn : null) ?? null;
         return {
           partition: route.partition,
@@ -83,7 +87,15 @@ async function describe(record: DataflowRecord, health: HealthMap, ask: (name: s
           }),
         };
       }),
-    ),
+  );
+  const dataflow = {
+    id: record.id,
+    stream: record.spec.stream ?? null,
+    from: sourcesOf(record.spec),
+    readers: record.readers,
+    ready: record.ready,
+    partitions,
     events: record.events.map(({ atMs, ...event }) => ({ at: iso(atMs), ...event })),
   };
+  return { dataflow, view: { id: record.id, spec: record.spec, primaries } };
 }

@@ -10,6 +10,7 @@ import type { LiveOperator, SliceRestore } from "../operators/operator.ts";
 import type { DataflowSpec } from "../wire/dataflow-spec.ts";
 import { CheckpointSchema, DedupStateSchema, type DedupState } from "../wire/persisted.ts";
 import { isPieceFormat, PieceReader } from "./checkpoint-rows.ts";
+import { DownstreamProgressSchema, type DownstreamProgress } from "../wire/exchange.ts";
 
 /** (window, key) entries per slice: a plain aggregate's slice is ~250k characters, a few ms to parse. */
 export const KEYS_PER_SLICE = 5_000;
@@ -19,6 +20,8 @@ const CheckpointHeaderSchema = z.object({
   lsn: z.number().int().min(0),
   outputSeq: z.number().int().min(0),
   dedup: DedupStateSchema,
+  /** A stage's progress per upstream partition (issue 27); absent in checkpoints of older deploys and of dataflows fed by a stream. */
+  sources: DownstreamProgressSchema.default({}),
   /** The operator's head (`StateSlicing.split`), checked by the operator; its whole snapshot when `sliced` is false. */
   head: z.unknown(),
   sliced: z.boolean(),
@@ -31,16 +34,31 @@ export interface RestoredCheckpoint {
   lsn: number;
   outputSeq: number;
   dedup: DedupState;
+  sources: DownstreamProgress;
   operator: LiveOperator;
   /** Its stored size, characters: the next checkpoint waits for a quarter of that in new log. */
   chars: number;
 }
 
-/** The pieces of a checkpoint of `operator` as of `lsn`: header first, then the slices. */
-export function checkpointPieces(lsn: number, outputSeq: number, dedup: DedupState, operator: LiveOperator, perSlice: number): string[] {
+/** What a checkpoint's header holds besides the operator's head. */
+interface CheckpointProgress {
+  lsn: number;
+  outputSeq: number;
+  dedup: DedupState;
+  sources: DownstreamProgress;
+}
+
+/** The header piece of a checkpoint, serialized now (the next step mutates the state it names). */
+export function checkpointHeader(progress: CheckpointProgress, head: unknown, sliced: boolean, slices: number): string {
+  const { lsn, outputSeq, dedup, sources } = progress;
+  // `sources` only when a stage has any, so a stream-fed dataflow's header is as before.
+  return JSON.stringify({ v: 2, lsn, outputSeq, dedup, ...(Object.keys(sources).length > 0 ? { sources } : {}), head, sliced, slices });
+}
+
+/** The pieces of a checkpoint of `operator` as of `lsn`: header first, then the slices (`sources`: a stage's progress). */
+export function checkpointPieces(lsn: number, outputSeq: number, dedup: DedupState, operator: LiveOperator, perSlice: number, sources: DownstreamProgress = {}): string[] {
   const { head, slices, sliced } = operator.split(perSlice);
-  const header = JSON.stringify({ v: 2, lsn, outputSeq, dedup, head, sliced, slices: slices.length });
-  return [header, ...slices];
+  return [checkpointHeader({ lsn, outputSeq, dedup, sources }, head, sliced, slices.length), ...slices];
 }
 
 /** Rebuilds a checkpoint from its stored rows, either format (none: null). Throws if they are malformed or incomplete. */
@@ -50,7 +68,7 @@ export function restoreCheckpoint(spec: DataflowSpec, rows: readonly string[]): 
   if (!isPieceFormat(first)) {
     const body = rows.join("");
     const { lsn, outputSeq, dedup, operator } = CheckpointSchema.parse(JSON.parse(body));
-    return { lsn, outputSeq, dedup, operator: compileDataflow(spec).bind(operator), chars: body.length };
+    return { lsn, outputSeq, dedup, sources: {}, operator: compileDataflow(spec).bind(operator), chars: body.length };
   }
   const builder = new CheckpointBuilder(spec);
   for (const row of rows) builder.push(row);
@@ -92,6 +110,7 @@ export class CheckpointBuilder {
     if (!header || !this.#restore || this.#slices !== header.slices || this.#reader.partial) {
       throw new Error(`checkpoint incomplete: ${this.#slices} of ${header?.slices ?? "?"} slices`);
     }
-    return { lsn: header.lsn, outputSeq: header.outputSeq, dedup: header.dedup, operator: this.#restore.finish(), chars: this.#chars };
+    const { lsn, outputSeq, dedup, sources } = header;
+    return { lsn, outputSeq, dedup, sources, operator: this.#restore.finish(), chars: this.#chars };
   }
 }

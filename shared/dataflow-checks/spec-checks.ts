@@ -8,7 +8,7 @@ import { FieldPathSchema } from "../field-path.ts";
 import { issueText } from "../http/describe-issues.ts";
 import { findOperator, operatorNames } from "../operators/registry.ts";
 import { defaultCapacity } from "../operators/window-aggregate.ts";
-import type { DataflowSpec } from "../wire/dataflow-spec.ts";
+import { sourcesOf, type AggregateSpec, type DataflowSpec } from "../wire/dataflow-spec.ts";
 
 /**
  * Sketch (`distinct`/`topk`) updates one record may cost: windows per record × sketch
@@ -28,6 +28,7 @@ const TOPK_ENTRY_BYTES = 40;
 
 /** Adds an issue for each rule `spec` breaks (a zod `superRefine` body). */
 export function checkSpec(spec: DataflowSpec, ctx: z.RefinementCtx): void {
+  checkInput(spec, ctx);
   if (spec.operator) {
     if (spec.window) ctx.addIssue({ code: "custom", path: ["window"], message: "a dataflow with an operator has no window (the operator keeps its own)" });
     if (spec.aggregates) ctx.addIssue({ code: "custom", path: ["aggregates"], message: "a dataflow with an operator has no aggregates" });
@@ -42,6 +43,8 @@ export function checkSpec(spec: DataflowSpec, ctx: z.RefinementCtx): void {
         }
       }
     }
+  } else if (spec.join) {
+    checkJoin(spec, ctx);
   } else {
     if (!spec.window) ctx.addIssue({ code: "custom", path: ["window"], message: "window is required (or an operator)" });
     if (!spec.aggregates) ctx.addIssue({ code: "custom", path: ["aggregates"], message: "aggregates are required (or an operator)" });
@@ -52,6 +55,29 @@ export function checkSpec(spec: DataflowSpec, ctx: z.RefinementCtx): void {
     else if (spec.project && !Object.hasOwn(spec.project, field)) ctx.addIssue({ code: "custom", path, message: `'${field}' is not a field of project` });
   }
   checkSketchBudget(spec, ctx);
+}
+
+/**
+ * A dataflow reads a stream or, as a stage, other dataflows' results (issue 27). A stage's
+ * clock is its upstreams' progress (their watermarks), so it takes no clock ticks of its own.
+ */
+function checkInput(spec: DataflowSpec, ctx: z.RefinementCtx): void {
+  if (spec.stream === undefined && spec.from === undefined) ctx.addIssue({ code: "custom", path: ["stream"], message: "name the stream to read, or `from`: the dataflow(s) whose results to read" });
+  if (spec.from === undefined) return;
+  if (spec.stream !== undefined) ctx.addIssue({ code: "custom", path: ["from"], message: "a dataflow reads a stream or other dataflows' results (from), not both" });
+  if (spec.idleAdvanceMs !== undefined) ctx.addIssue({ code: "custom", path: ["idleAdvanceMs"], message: "a stage's clock is its upstreams' progress (set idleAdvanceMs on the first stage): remove it here" });
+}
+
+/** A windowed join (issue 27): of exactly two dataflows, over a window, each value named once. */
+function checkJoin(spec: DataflowSpec, ctx: z.RefinementCtx): void {
+  const join = spec.join;
+  if (!join) return;
+  if (spec.aggregates) ctx.addIssue({ code: "custom", path: ["aggregates"], message: "a join has its aggregates in join.left and join.right, not aggregates" });
+  if (!spec.window) ctx.addIssue({ code: "custom", path: ["window"], message: "a join needs a window: results of both sides join per key and window" });
+  if (sourcesOf(spec).length !== 2) ctx.addIssue({ code: "custom", path: ["from"], message: "a join reads exactly two different dataflows: from: [left, right]" });
+  for (const name of Object.keys(join.right)) {
+    if (Object.hasOwn(join.left, name)) ctx.addIssue({ code: "custom", path: ["join", "right", name], message: `'${name}' is also an aggregate of join.left: each value of a joined result needs its own name` });
+  }
 }
 
 /** Refuses sketch aggregates whose per-record work or per-key memory would stall or swamp a replica. */
@@ -102,10 +128,17 @@ export function fieldUses(spec: DataflowSpec): FieldUse[] {
   if (typeof spec.key === "string") found.push({ path: ["key"], field: spec.key, need: "key" });
   else spec.key.forEach((field, i) => found.push({ path: ["key", i], field, need: "key" }));
   if (spec.timeField !== undefined) found.push({ path: ["timeField"], field: spec.timeField, need: "time" });
-  for (const [name, agg] of Object.entries(spec.aggregates ?? {})) {
-    if (agg.op === "count") continue;
-    found.push({ path: ["aggregates", name, "field"], field: agg.field, need: agg.op === "distinct" || agg.op === "topk" ? "string" : "number" });
-    if (agg.op === "topk" && agg.weight !== undefined) found.push({ path: ["aggregates", name, "weight"], field: agg.weight, need: "number" });
+  const named: [string[], Record<string, AggregateSpec> | undefined][] = [
+    [["aggregates"], spec.aggregates],
+    [["join", "left"], spec.join?.left],
+    [["join", "right"], spec.join?.right],
+  ];
+  for (const [at, aggregates] of named) {
+    for (const [name, agg] of Object.entries(aggregates ?? {})) {
+      if (agg.op === "count") continue;
+      found.push({ path: [...at, name, "field"], field: agg.field, need: agg.op === "distinct" || agg.op === "topk" ? "string" : "number" });
+      if (agg.op === "topk" && agg.weight !== undefined) found.push({ path: [...at, name, "weight"], field: agg.weight, need: "number" });
+    }
   }
   const registered = spec.operator && findOperator(spec.operator.name);
   const params = registered && spec.operator ? registered.params.safeParse(spec.operator.params) : null;

@@ -5,7 +5,7 @@
  * `wire/stream-schema.ts`, because `wire/` imports nothing of the operators (issue 26).
  */
 import { splitFieldPath } from "../field-path.ts";
-import type { DataflowSpec } from "../wire/dataflow-spec.ts";
+import { inputOf, type DataflowSpec } from "../wire/dataflow-spec.ts";
 import type { FieldType, SchemaProblem, StreamSchema } from "../wire/stream-schema.ts";
 import { filterFields } from "../wire/filter.ts";
 import { fieldUses } from "./spec-checks.ts";
@@ -39,13 +39,18 @@ function reach(schema: StreamSchema, path: string): Reach {
   return { kind: "undeclared" };
 }
 
+/** `stream 'clicks' declares`, or for a stage `the results of dataflow 'page-counts' carry`. */
+function holder(spec: DataflowSpec): string {
+  return spec.from === undefined ? `${inputOf(spec)} declares` : `the results of ${inputOf(spec)} carry`;
+}
+
 /** Problems of a dataflow reading a stream of this schema, with the spec path of each. */
 export function specProblems(schema: StreamSchema, spec: DataflowSpec): SchemaProblem[] {
   const problems: SchemaProblem[] = [];
   const optional = (path: string): boolean => schema.fields[path]?.required === false;
   // A path no event can hold, or an undeclared one, as a problem (null if events may hold it).
   const unreadable = (path: string, at: Reach): string | null =>
-    at.kind === "never" ? at.why : at.kind === "undeclared" ? `stream '${spec.stream}' declares no field '${path}'` : null;
+    at.kind === "never" ? at.why : at.kind === "undeclared" ? `${holder(spec)} no field '${path}'` : null;
   const accepts: Record<string, readonly FieldType[]> = {
     key: ["string", "number", "integer"],
     time: ["time", "number", "integer"],
@@ -63,7 +68,7 @@ export function specProblems(schema: StreamSchema, spec: DataflowSpec): SchemaPr
       problems.push({ path: use.path, message: `'${source}' is declared as ${at.type}; this use needs ${accepts[use.need]?.join(" or ")}` });
     } else if (optional(source)) {
       // Every event the dataflow counts needs it; a conforming event without it would refuse the batch.
-      problems.push({ path: use.path, message: `'${source}' is optional in stream '${spec.stream}', but this use needs it in every event: declare it required` });
+      problems.push({ path: use.path, message: `'${source}' is optional in ${inputOf(spec)}, but this use needs it in every event: declare it required` });
     }
   }
   if (spec.filter) {

@@ -20,10 +20,10 @@
  * source; D's effective watermark never passes a watermark a source did not report.
  */
 import type { FluxRecord } from "../wire/window-result.ts";
-import type { SourceRef } from "./exchange-wire.ts";
+import type { SourceRef } from "../wire/exchange.ts";
 
 /** The key of a source in {@link DownstreamProgress} records: `dataflow/partition` (dataflow names hold no `/`). */
-export function sourceKey(source: SourceRef): string {
+export function sourceKey(source: Pick<SourceRef, "dataflow" | "partition">): string {
   return `${source.dataflow}/${source.partition}`;
 }
 
@@ -72,4 +72,17 @@ export interface DeliveryLimits {
   maxRecords: number;
   /** A delivery without records (watermark or coverage only) waits this long after the edge's last one, ms. */
   idleIntervalMs: number;
+  /**
+   * A delivery without records that only covers outputs routed elsewhere (so U_i may count
+   * the edge as caught up) waits until they number this many, or `coverAfterMs` passed since
+   * the edge's last delivery (defaults 1 and 0: at once).
+   */
+  coverAfterOutputs?: number;
+  coverAfterMs?: number;
+  /**
+   * The downstream's close step of a watermark: a watermark in the same step as the one D_j
+   * holds closes nothing more there, so it is worth no delivery of its own (default: each
+   * watermark its own step). See `watermark-step.ts`.
+   */
+  watermarkStep?: (watermarkMs: number) => number;
 }

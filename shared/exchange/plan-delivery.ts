@@ -6,7 +6,7 @@
  * later outputs behind, which may be older than it. Cursors are soft state: an unknown one
  * sends a probe first.
  */
-import type { Delivery, DeliveryReply } from "./exchange-wire.ts";
+import type { Delivery, DeliveryReply } from "../wire/exchange.ts";
 import type { DeliveryLimits, EdgeCursor, OutboxView } from "./exchange-types.ts";
 
 /** A delivery to send to downstream partition `partition`. */
@@ -65,11 +65,39 @@ function nextDelivery(outbox: OutboxView, partition: number, cursor: EdgeCursor,
   }
   const watermarkMs = toSeq === last ? outbox.watermarkMs : null;
   if (records.length === 0) {
-    const raises = watermarkMs !== null && (cursor.ackedWatermarkMs === null || watermarkMs > cursor.ackedWatermarkMs);
-    const idle = cursor.lastSentAtMs === null || nowMs - cursor.lastSentAtMs >= limits.idleIntervalMs;
-    if (!idle || (toSeq === acked && !raises)) return null;
+    const due = recordlessDueAt(cursor, acked, toSeq, watermarkMs, limits);
+    if (due === null || nowMs < due) return null;
   }
   return { source: outbox.source, fromSeq: acked, toSeq, records, outputSeqs, watermarkMs };
+}
+
+/**
+ * When a delivery without records on an edge is worth sending, ms (null: never, as things
+ * stand): `idleIntervalMs` after the edge's last one when it raises D_j's close step, or,
+ * when it only covers outputs routed elsewhere, once they number `coverAfterOutputs` or
+ * `coverAfterMs` after the last one.
+ */
+function recordlessDueAt(cursor: EdgeCursor, acked: number, toSeq: number, watermarkMs: number | null, limits: DeliveryLimits): number | null {
+  const step = limits.watermarkStep ?? ((w: number) => w);
+  const raises = watermarkMs !== null && (cursor.ackedWatermarkMs === null || step(watermarkMs) > step(cursor.ackedWatermarkMs));
+  const since = cursor.lastSentAtMs ?? Number.NEGATIVE_INFINITY;
+  if (raises) return since + limits.idleIntervalMs;
+  if (toSeq === acked) return null;
+  if (toSeq - acked >= (limits.coverAfterOutputs ?? 1)) return since + limits.idleIntervalMs;
+  return since + Math.max(limits.idleIntervalMs, limits.coverAfterMs ?? 0);
+}
+
+/**
+ * When edge `partition` next needs a delivery that no new output will bring, ms: a paced
+ * watermark or coverage (see `planDeliveries`); null when it needs none or one is in flight.
+ */
+export function nextDueAtMs(outbox: OutboxView, cursor: EdgeCursor, partition: number, limits: DeliveryLimits): number | null {
+  if (cursor.inFlight !== null || cursor.acked === null) return null;
+  const last = lastOutputSeq(outbox);
+  if (cursor.acked > last || cursor.acked < outbox.trimmedThrough) return null;
+  const routedHere = outbox.outputs.slice(cursor.acked - outbox.trimmedThrough).some((o) => o.partition === partition && o.record !== null);
+  if (routedHere) return null;
+  return recordlessDueAt(cursor, cursor.acked, last, outbox.watermarkMs, limits);
 }
 
 /** What a reply meant to U_i: learned (`ok`), about a delivery no longer in flight (`stale`, ignored), or a loss. */

@@ -8,7 +8,7 @@ import type { DataflowRecord, PartitionRoute } from "../wire/routing.ts";
 
 /** The configuration each replica named by the route should hold (none while unavailable). */
 export function desiredConfigs(record: DataflowRecord, route: PartitionRoute): InitReplica[] {
-  const base = { dataflowId: record.id, partition: route.partition, spec: record.spec, epoch: route.epoch, version: route.version };
+  const base = { dataflowId: record.id, partition: route.partition, spec: record.spec, epoch: route.epoch, version: route.version, readers: record.readers };
   const configs: InitReplica[] = route.retired.map((name) => ({ ...base, name, role: "retired", hasStandby: false, standby: null }));
   if (route.status === "unavailable") return configs;
   configs.push({
@@ -30,6 +30,7 @@ export function isConfigured(status: ReplicaStatus | null, desired: InitReplica)
     status.epoch === desired.epoch &&
     status.role === desired.role &&
     status.hasStandby === desired.hasStandby &&
-    status.standby === (desired.standby ?? null)
+    status.standby === (desired.standby ?? null) &&
+    status.readers.join(",") === (desired.readers ?? []).join(",")
   );
 }

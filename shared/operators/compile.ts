@@ -7,6 +7,7 @@ import type { DataflowSpec } from "../wire/dataflow-spec.ts";
 import { bindOperator, restoreSliced, type LiveOperator, type RecordField, type SliceRestore } from "./operator.ts";
 import { findOperator } from "./registry.ts";
 import { windowAggregate, windowRecordFields } from "./window-aggregate.ts";
+import { windowJoin } from "./join/window-join.ts";
 
 /** A compiled dataflow. */
 export interface CompiledDataflow {
@@ -27,7 +28,12 @@ export function compileDataflow(spec: DataflowSpec): CompiledDataflow {
     if (!registered) throw new Error(`operator '${spec.operator.name}' is not registered`);
     return registered.compile(spec.operator.params);
   }
-  const operator = windowAggregate(spec);
+  if (spec.join) {
+    const join = windowJoin(spec);
+    // Records of a join carry a side marker and that side's fields (`join-sides.ts`): no one layout for both.
+    return { fields: [], maxWindowMs: spec.window?.sizeMs ?? 0, bind: (snapshot) => bindOperator(join, snapshot), restoreSliced: (head, sliced) => restoreSliced(join, head, sliced) };
+  }
+  const operator = windowAggregate(spec, spec.from !== undefined);
   return { fields: windowRecordFields(spec.aggregates ?? {}), maxWindowMs: spec.window?.sizeMs ?? 0, bind: (snapshot) => bindOperator(operator, snapshot), restoreSliced: (head, sliced) => restoreSliced(operator, head, sliced) };
 }
 

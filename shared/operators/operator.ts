@@ -69,6 +69,14 @@ export interface Operator<S> {
   openResults?(state: S, filter: ResultFilter): WindowResult[];
   /** Records dropped because they arrived after their window closed (shown on the status page). */
   lateRecords?(state: S): number;
+  /**
+   * The operator's watermark, ms: every window ending at or before it is closed (its
+   * results emitted, or due while `closing`), so no later result has `windowEndMs` at or
+   * below it; null before any record or tick. Typically event time (the highest record time
+   * or tick seen) minus allowed lateness. A stage reading this dataflow's results (issue 27)
+   * needs it: without it no watermark reaches the stage, whose windows then never close.
+   */
+  watermarkMs?(state: S): number | null;
   /** Checkpoints the state in slices (see `state-slices.ts`); without it, the whole snapshot is one slice. */
   slicing?: StateSlicing<S>;
 }
@@ -91,6 +99,8 @@ export interface LiveOperator {
   cursor(perSlice: number): (SliceCursor & { readonly aborted: boolean }) | null;
   openResults(filter: ResultFilter): WindowResult[];
   lateRecords(): number;
+  /** See {@link Operator.watermarkMs}; null when the operator does not say. */
+  watermarkMs(): number | null;
 }
 
 /** Binds `operator` to a fresh state, or to the state restored from a checkpoint's `snapshot`. */
@@ -151,6 +161,7 @@ function bindState<S>(operator: Operator<S>, initial: S): LiveOperator {
     split: (perSlice) => splitState(operator, state, perSlice),
     openResults: (filter) => operator.openResults?.(state, filter) ?? [],
     lateRecords: () => operator.lateRecords?.(state) ?? 0,
+    watermarkMs: () => operator.watermarkMs?.(state) ?? null,
   };
 }
 

@@ -43,13 +43,15 @@ export function windowRecordFields(aggregates: Readonly<Record<string, Aggregate
 const extreme = (n: number, x: number): number | null => (n === 0 || !Number.isFinite(x) ? null : x);
 
 /** The built-in operator; the optional parts of {@link Operator} it always has are required here. */
-type WindowAggregateOperator = Operator<WindowAggregateState> & Required<Pick<Operator<WindowAggregateState>, "tick" | "closing" | "snapshot" | "openResults" | "lateRecords">>;
+type WindowAggregateOperator = Operator<WindowAggregateState> & Required<Pick<Operator<WindowAggregateState>, "tick" | "closing" | "snapshot" | "openResults" | "lateRecords" | "watermarkMs">>;
 
 /**
  * Builds the operator for a spec with a window and aggregates (throws without them);
- * {@link windowRecordFields} fixes the record layout.
+ * {@link windowRecordFields} fixes the record layout. `ticksOnly` (a stage, issue 27):
+ * records never advance event time, only ticks do (its upstreams' watermark), so a
+ * record from a lagging upstream partition is never late because another one ran ahead.
  */
-export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates">): WindowAggregateOperator {
+export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates">, ticksOnly = false): WindowAggregateOperator {
   const { window, aggregates: specAggregates } = spec;
   if (!window || !specAggregates) throw new Error("a dataflow without an operator needs window and aggregates");
   const sizeMs = window.sizeMs;
@@ -174,7 +176,7 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
           state.lateRecords += 1;
           continue;
         }
-        if (timeMs > maxTimeMs) maxTimeMs = timeMs;
+        if (timeMs > maxTimeMs && !ticksOnly) maxTimeMs = timeMs;
       }
       // Sorted runs of the keys added (only touched windows gain keys), so a later close need not sort a large window in one step.
       for (const window of touched) keepRuns(window, window.keys);
@@ -196,6 +198,8 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
     openResults: (state, filter: ResultFilter) => openResults(state, sizeMs, filter, toResult),
 
     lateRecords: (state) => state.lateRecords,
+
+    watermarkMs: (state) => (state.maxTimeMs === null ? null : state.maxTimeMs - latenessMs),
 
     slicing: aggregateWindowSlicing(layout, check),
   };

@@ -10,7 +10,7 @@
  * the next spread checkpoint begins. Operators without a cursor, states of one slice, and
  * a checkpoint asked for now (`checkpointNow`) take the one-step path.
  */
-import { checkpointPieces, KEYS_PER_SLICE } from "../checkpoint/checkpoint-pieces.ts";
+import { checkpointHeader, checkpointPieces, KEYS_PER_SLICE } from "../checkpoint/checkpoint-pieces.ts";
 import type { ReplicaEffects, ReplicaState, ReplicaTuning } from "./replica-state.ts";
 
 /** Starts a checkpoint as of the applied LSN: spread when the operator can and the state has more than one slice, whole otherwise. */
@@ -26,7 +26,7 @@ export function startCheckpoint(state: ReplicaState, effects: ReplicaEffects, tu
     return;
   }
   const { appliedLsn: lsn, outputSeq } = meta;
-  const header = JSON.stringify({ v: 2, lsn, outputSeq, dedup: state.dedup, head: cursor.head, sliced: true, slices: cursor.slices });
+  const header = checkpointHeader({ lsn, outputSeq, dedup: state.dedup, sources: state.sources }, cursor.head, true, cursor.slices);
   state.spread = { lsn, outputSeq, cursor, written: 0, chars: header.length };
   effects.checkpointStage = { lsn, begin: true, pieces: [header], complete: false };
   state.charsSinceCheckpoint = 0;
@@ -69,7 +69,7 @@ export function takeCheckpoint(state: ReplicaState, effects: ReplicaEffects, tun
   cancelSpread(state);
   const meta = state.meta;
   // Serialized now: the next step mutates the operator state in place.
-  const pieces = checkpointPieces(meta.appliedLsn, meta.outputSeq, state.dedup, state.operator, tuning.checkpointSliceKeys ?? KEYS_PER_SLICE);
+  const pieces = checkpointPieces(meta.appliedLsn, meta.outputSeq, state.dedup, state.operator, tuning.checkpointSliceKeys ?? KEYS_PER_SLICE, state.sources);
   effects.checkpoint = { lsn: meta.appliedLsn, pieces };
   state.lastCheckpointChars = pieces.reduce((n, piece) => n + piece.length, 0);
   state.charsSinceCheckpoint = 0;

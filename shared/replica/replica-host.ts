@@ -19,6 +19,16 @@ import { isClosingPrimary, logCloseEntry } from "./close-step.ts";
 /** The refusal of a replica that was never initialised. */
 export const NOT_INITIALISED: Refusal = { status: "behind", epoch: 0 };
 
+/** Behaviour layered on a replica (stages, issue 27: `shared/stages/`). */
+export interface ReplicaHooks {
+  /** After every step is persisted: new outputs or a higher watermark may be due somewhere. */
+  afterStep?(): void;
+  /** Before a write is logged: why it must be refused (nothing is logged), or null. */
+  admit?(msg: Write): string | null;
+  /** The replica dropped its memory (a restart, a wipe, a failed write). */
+  forgotten?(): void;
+}
+
 /** One replica: its storage, its tuning and its in-memory state (rebuilt after a restart). */
 export class ReplicaHost {
   readonly storage: ReplicaStorage;
@@ -31,10 +41,13 @@ export class ReplicaHost {
   /** A fresh replica's seed, restored slice by slice as chunks arrive (memory only: a restart drops it). */
   seeding: SeedProgress | null = null;
 
+  readonly #hooks: ReplicaHooks;
+
   /** @param forwardPort how this replica, as primary, reaches its standby. */
-  constructor(storage: ReplicaStorage, tuning: ReplicaTuning, forwardPort: ForwardPort) {
+  constructor(storage: ReplicaStorage, tuning: ReplicaTuning, forwardPort: ForwardPort, hooks: ReplicaHooks = {}) {
     this.storage = storage;
     this.#tuning = tuning;
+    this.#hooks = hooks;
     this.#forwarder = new Forwarder(forwardPort, {
       view: () => {
         const state = this.#state;
@@ -65,7 +78,7 @@ export class ReplicaHost {
     if (state) return this.#step(() => configure(state, msg, this.#tuning));
     if (msg.create !== true || msg.role === "retired") return NOT_INITIALISED;
     const { name, dataflowId, partition, spec, role, epoch, hasStandby, version: configVersion } = msg;
-    const config = { role, epoch, hasStandby, standby: hasStandby ? (msg.standby ?? null) : null, holdLogAfterLsn: null, configVersion };
+    const config = { role, epoch, hasStandby, standby: hasStandby ? (msg.standby ?? null) : null, holdLogAfterLsn: null, configVersion, readers: msg.readers ?? [] };
     const progress = { lsn: 0, appliedLsn: 0, standbyAckLsn: 0, checkpointLsn: 0, checkpointOutputSeq: 0, outputSeq: 0 };
     const fresh = emptyReplicaState({ v: 1, name, dataflowId, partition, spec, ...config, ...progress });
     this.#persist(fresh, { log: [], outputs: [] });
@@ -75,6 +88,8 @@ export class ReplicaHost {
 
   /** Primary: logs the batches and answers once each is stable (the forwarder carries them to the standby). */
   async write(msg: Write): Promise<WriteReply> {
+    const blocked = this.load() ? (this.#hooks.admit?.(msg) ?? null) : null;
+    if (blocked !== null) return { status: "blocked", reason: blocked };
     const logged = this.#step((state) => logBatches(state, msg, this.#tuning));
     if (logged.status !== "ok") return logged;
     return { status: "ok", results: await Promise.all(logged.verdicts.map((v) => this.#outcome(v))) };
@@ -174,6 +189,17 @@ export class ReplicaHost {
     this.seeding = null;
     this.#closer.stop();
     this.#forwarder.fail("the replica restarted");
+    this.#hooks.forgotten?.();
+  }
+
+  /** Resolves once the entry at `lsn` is stable (applied, and held by the standby if any); rejects if a forward fails first. */
+  waitStable(lsn: number): Promise<unknown> {
+    return this.#forwarder.waitStable(lsn);
+  }
+
+  /** Runs a step of another capability (`shared/stages/`) exactly as this host's own: persisted atomically before it replies. */
+  step<Reply>(run: (state: ReplicaState) => StepResult<Reply>): Reply | Refusal {
+    return this.#step(run);
   }
 
   #step<Reply>(run: (state: ReplicaState) => StepResult<Reply>): Reply | Refusal {
@@ -185,6 +211,7 @@ export class ReplicaHost {
     this.#persist(state, effects);
     this.#forwarder.settle(effects.late);
     this.#closer.kick();
+    this.#hooks.afterStep?.();
     return reply;
   }
 

@@ -96,6 +96,7 @@ export function finishSeed(host: ReplicaHost, msg: FinishSeed): FinishSeedReply 
     standby: null,
     holdLogAfterLsn: null,
     configVersion: 0,
+    readers: [],
     lsn,
     appliedLsn: lsn,
     standbyAckLsn: 0,

@@ -9,10 +9,14 @@ import type { Emit, LiveOperator } from "../operators/operator.ts";
 import type { SliceCursor } from "../operators/state-slices.ts";
 import type { DedupState, LogEntry, ReplicaMeta } from "../wire/persisted.ts";
 import type { NumberedOutput, ReplicaStatus } from "../wire/replica-rpc.ts";
-import type { FluxRecord, WindowResult } from "../wire/window-result.ts";
+import { isFluxRecord, type FluxRecord, type WindowResult } from "../wire/window-result.ts";
 import { tickTimeOf } from "./clock-ticks.ts";
 import { CLOSE_KEYS_PER_STEP, isCloseEntry } from "../closing/close-entry.ts";
 import type { RestoredCheckpoint } from "../checkpoint/checkpoint-pieces.ts";
+import type { DownstreamProgress } from "../wire/exchange.ts";
+import { deliveryOf, isDeliveryEntry } from "../exchange/delivery-entry.ts";
+import { acceptDelivery, copyProgress, expectedSources } from "../exchange/accept-delivery.ts";
+import { sourcesOf } from "../wire/dataflow-spec.ts";
 
 /** Everything a replica holds in memory. */
 export interface ReplicaState {
@@ -22,6 +26,8 @@ export interface ReplicaState {
   /** The longest window a result spans, ms (bounds range queries over stored outputs). */
   maxWindowMs: number;
   dedup: DedupState;
+  /** A stage's progress per upstream partition (issue 27), as of `meta.appliedLsn`; empty for a dataflow fed by a stream. */
+  sources: DownstreamProgress;
   pending: LogEntry[];
   /** Batches applied since the last checkpoint. */
   sinceCheckpoint: number;
@@ -80,15 +86,17 @@ export function emptyReplicaState(meta: ReplicaMeta, checkpoint?: RestoredCheckp
   const compiled = compileDataflow(meta.spec);
   const operator = checkpoint?.operator ?? compiled.bind();
   const dedup = checkpoint?.dedup ?? {};
-  return { meta, operator, maxWindowMs: compiled.maxWindowMs, dedup, pending: [], sinceCheckpoint: 0, charsSinceCheckpoint: 0, lastCheckpointChars: checkpoint?.chars ?? 0, spread: null };
+  const sources = checkpoint?.sources ?? {};
+  return { meta, operator, maxWindowMs: compiled.maxWindowMs, dedup, sources, pending: [], sinceCheckpoint: 0, charsSinceCheckpoint: 0, lastCheckpointChars: checkpoint?.chars ?? 0, spread: null };
 }
 
 /** A replica's progress, for probes and status pages. */
 export function statusOf(state: ReplicaState): ReplicaStatus {
-  const { name, dataflowId, partition, role, epoch, hasStandby, standby, holdLogAfterLsn, configVersion } = state.meta;
+  const { name, dataflowId, partition, role, epoch, hasStandby, standby, holdLogAfterLsn, configVersion, readers } = state.meta;
   const { lsn, appliedLsn, standbyAckLsn, checkpointLsn, outputSeq } = state.meta;
   const progress = { lsn, appliedLsn, standbyAckLsn, checkpointLsn, outputSeq, lateRecords: state.operator.lateRecords() };
-  return { name, dataflowId, partition, role, epoch, hasStandby, standby, holdLogAfterLsn, configVersion, ...progress };
+  const stage = Object.keys(state.sources).length > 0 ? { sources: copyProgress(state.sources) } : {};
+  return { name, dataflowId, partition, role, epoch, hasStandby, standby, holdLogAfterLsn, configVersion, readers: [...readers], ...progress, ...stage };
 }
 
 /**
@@ -101,19 +109,36 @@ export function logWeight(entry: LogEntry): number {
 }
 
 /**
- * Applies one stable log entry (a batch, a clock tick or a close entry) to the operator,
- * closing at most `closeLimit` results (`ReplicaTuning.closeKeysPerStep`).
+ * Applies one stable log entry (a batch, a clock tick, a close entry or a stage's
+ * delivery) to the operator, closing at most `closeLimit` results (`ReplicaTuning.closeKeysPerStep`).
  */
 export function applyEntry(state: ReplicaState, entry: LogEntry, out: Emit<WindowResult>, closeLimit = CLOSE_KEYS_PER_STEP): void {
+  if (isDeliveryEntry(entry)) return applyDelivery(state, entry, out, closeLimit);
   const tickMs = tickTimeOf(entry, state.meta.spec.idleAdvanceMs);
   if (isCloseEntry(entry)) state.operator.process([], out, closeLimit);
   else if (tickMs === null) state.operator.process(parseRecords(entry), out, closeLimit);
   else state.operator.tick(tickMs, out, closeLimit);
 }
 
-/** Records an applied entry's `(producer, seq)` for dedup; a close entry is no producer's batch. */
+/**
+ * A stage's delivery entry (issue 27): its new records, then a clock tick when the
+ * effective watermark over every upstream partition rose. Both replicas start from the
+ * same progress and apply the same entries, so they accept the same records.
+ * @throws Error when the entry is not one the primary could have logged (a bug).
+ */
+function applyDelivery(state: ReplicaState, entry: LogEntry, out: Emit<WindowResult>, closeLimit: number): void {
+  const delivery = deliveryOf(entry);
+  const from = sourcesOf(state.meta.spec);
+  const accepted = acceptDelivery(state.sources, delivery, expectedSources(from, state.sources, delivery));
+  if (accepted.status === "unknown-source") throw new Error(`log entry ${entry.lsn}: a delivery from ${accepted.source}, which ${state.meta.dataflowId} does not read`);
+  if (accepted.status !== "accepted") return;
+  if (accepted.records.length > 0) state.operator.process(accepted.records, out, closeLimit);
+  if (accepted.tickMs !== null) state.operator.tick(accepted.tickMs, out, closeLimit);
+}
+
+/** Records an applied entry's `(producer, seq)` for dedup; a close entry is no producer's batch, a delivery is judged by its source's progress. */
 export function recordApplied(state: ReplicaState, entry: LogEntry, tuning: ReplicaTuning): void {
-  if (!isCloseEntry(entry)) recordSeq(state.dedup, entry.producer, entry.seq, tuning.dedupWindow);
+  if (!isCloseEntry(entry) && !isDeliveryEntry(entry)) recordSeq(state.dedup, entry.producer, entry.seq, tuning.dedupWindow);
 }
 
 /**
@@ -173,10 +198,4 @@ function parseRecords(entry: LogEntry): FluxRecord[] {
     if (!isFluxRecord(record)) throw new Error(`log entry ${entry.lsn}: malformed record`);
   }
   return parsed as FluxRecord[];
-}
-
-function isFluxRecord(value: unknown): value is FluxRecord {
-  if (!Array.isArray(value) || value.length < 2 || typeof value[0] !== "string" || typeof value[1] !== "number") return false;
-  for (let i = 2; i < value.length; i++) if (typeof value[i] !== "number" && typeof value[i] !== "string") return false;
-  return true;
 }

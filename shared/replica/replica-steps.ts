@@ -42,6 +42,7 @@ export function configure(state: ReplicaState, msg: InitReplica, tuning: Replica
   meta.role = msg.role;
   meta.hasStandby = msg.role === "primary" && msg.hasStandby;
   meta.standby = meta.hasStandby ? (msg.standby ?? null) : null;
+  meta.readers = msg.readers ?? [];
   // A retired replica keeps its pending entries unapplied: nobody acknowledged them.
   if (meta.role === "primary" && !meta.hasStandby && state.pending.length > 0) applyStable(state, state.pending.splice(0), tuning, effects);
   if (meta.hasStandby && !hadStandby) meta.standbyAckLsn = 0;

@@ -97,6 +97,12 @@ function toAck(record: DataflowRecord, outcome: PartitionOutcome, batch: { produ
         `seq ${batch.seq} of producer '${batch.producer}' is below the dedup window of partition ${outcome.partition} of dataflow '${dataflow}' (highest seq ${outcome.high}); its outcome cannot be confirmed`,
         { dataflow, partition: outcome.partition, highestSeq: outcome.high },
       );
+    case "blocked":
+      throw new FluxError(
+        "BACKPRESSURE",
+        `partition ${outcome.partition} of dataflow '${dataflow}' takes no new batches for now: ${outcome.reason}; nothing was applied; retry with the same Flux-Seq, it goes on by itself once the stage catches up`,
+        { dataflow, partition: outcome.partition, reason: outcome.reason },
+      );
     case "refused":
       throw new FluxError(
         "UNAVAILABLE",

@@ -24,10 +24,29 @@ const DataflowViewSchema = z.object({
   ready: z.boolean(),
   deleting: z.boolean(),
   partitions: z.array(PartitionViewSchema),
+  /** The stages reading its results (issue 27). */
+  readers: z.array(z.string()),
 });
 export type DataflowView = z.infer<typeof DataflowViewSchema>;
 
-export const PutDataflowResponseSchema = z.object({ status: z.enum(["created", "unchanged"]), dataflow: DataflowViewSchema });
+/**
+ * Where a stage starts reading one upstream (issue 27): from its first result, so the
+ * `resultsSoFar` it had emitted when the stage was created are delivered first (null: a
+ * partition of it did not answer just then).
+ */
+const StageStartSchema = z.object({ dataflow: z.string(), resultsSoFar: z.number().int().nullable() });
+
+/**
+ * `starts`: per upstream of a stage, where it starts (empty for a dataflow reading a
+ * stream); `warnings`: what may hold a stage's windows back (an upstream fed by a stream
+ * without `idleAdvanceMs`), for a person to act on.
+ */
+export const PutDataflowResponseSchema = z.object({
+  status: z.enum(["created", "unchanged"]),
+  dataflow: DataflowViewSchema,
+  starts: z.array(StageStartSchema),
+  warnings: z.array(z.string()),
+});
 export const DataflowResponseSchema = z.object({ dataflow: DataflowViewSchema });
 export const DataflowListResponseSchema = z.object({ dataflows: z.array(DataflowViewSchema) });
 export const DeleteDataflowResponseSchema = z.object({ dataflow: z.string(), status: z.enum(["deleted", "deleting"]), pending: z.array(z.string()) });
@@ -45,12 +64,42 @@ const ReplicaViewSchema = ReplicaStatusSchema.partial().extend({
   missedProbes: z.number().int(),
 });
 
+/**
+ * One edge into a stage (issue 27): from partition `upstreamPartition` of `upstream` to
+ * the stage's `partition`; results the upstream partition `produced`, `delivered` on this
+ * edge since its primary took over, and that the stage `acknowledged` (holds on both
+ * replicas); `lag` = produced − acknowledged. Null where the replica did not answer.
+ */
+const EdgeViewSchema = z.object({
+  upstream: z.string(),
+  upstreamPartition: z.number().int(),
+  partition: z.number().int(),
+  produced: z.number().int().nullable(),
+  delivered: z.number().int().nullable(),
+  acknowledged: z.number().int().nullable(),
+  lag: z.number().int().nullable(),
+});
+
+/** The pipeline graph: streams (`stream:NAME`) and dataflows, and who reads whom. */
+const PipelineSchema = z.object({
+  nodes: z.array(z.object({ id: z.string(), kind: z.enum(["stream", "dataflow"]) })),
+  edges: z.array(z.object({ from: z.string(), to: z.string() })),
+});
+
 /** `GET /v1/status`. */
 export const StatusResponseSchema = z.object({
+  pipeline: PipelineSchema,
   dataflows: z.array(
     z.object({
       id: z.string(),
-      stream: z.string(),
+      /** The stream it reads, or null for a stage (issue 27), which reads `from`. */
+      stream: z.string().nullable(),
+      /** The dataflows whose results it reads (a stage), else empty. */
+      from: z.array(z.string()),
+      /** The stages reading its results. */
+      readers: z.array(z.string()),
+      /** A stage's edges from every upstream partition to every partition of it, else empty. */
+      edges: z.array(EdgeViewSchema),
       ready: z.boolean(),
       partitions: z.array(
         z.object({
@@ -80,7 +129,8 @@ export const StatusQuerySchema = z.strictObject({
 
 /** `GET /v1/status?view=summary`: per dataflow one line per partition and the latest events; refusals one line each. */
 export const StatusSummaryResponseSchema = z.object({
-  dataflows: z.array(z.object({ id: z.string(), stream: z.string(), partitions: z.array(z.string()), events: z.array(z.string()) })),
+  pipeline: z.array(z.string()),
+  dataflows: z.array(z.object({ id: z.string(), stream: z.string().nullable(), from: z.array(z.string()), partitions: z.array(z.string()), edges: z.array(z.string()), events: z.array(z.string()) })),
   faultsEnabled: z.boolean(),
   refusals: z.array(z.string()).nullable(),
 });

@@ -40,6 +40,9 @@ const STRICT_NAMES: FieldNames = { field: FieldPathSchema, projected: z.string()
 /** For stored specs: any name accepted before issue 11 still loads, so a stored dataflow never stops parsing. */
 const STORED_NAMES: FieldNames = { field: z.string().min(1).max(256), projected: z.string().min(1).max(128), filter: StoredFilterSchema };
 
+/** Most upstream dataflows one stage reads (`from`). */
+const MAX_SOURCES = 8;
+
 /** Most entries a `topk` summary tracks. */
 const MAX_TOPK_CAPACITY = 1_000;
 
@@ -94,10 +97,39 @@ const ParamScalarSchema = z.union([z.string().max(1_000), z.number(), z.boolean(
  */
 const OperatorRefSchema = z.strictObject({ name: NameSchema, params: z.record(z.string(), z.union([ParamScalarSchema, z.array(ParamScalarSchema).max(1_000)])).default({}) });
 
+/** Named aggregates of one window: 1 to `most`. */
+const aggregatesSchema = (field: z.ZodType<string>, most: number) =>
+  z
+    .record(NameSchema, aggregateSpecSchema(field))
+    .refine((aggregates) => Object.keys(aggregates).length > 0, "at least one aggregate")
+    .refine((aggregates) => Object.keys(aggregates).length <= most, `at most ${most} aggregates`)
+    .meta({ minProperties: 1, maxProperties: most });
+
+/**
+ * A windowed equi-join of the two dataflows in `from` (issue 27): per key and window,
+ * `left` aggregates over the first one's results and `right` over the second's; once the
+ * window closes, one result with both sides' values where both had results (`inner`), or
+ * where the left side had (`left`; the right side's values are then those of no results).
+ */
+const joinSchema = (field: z.ZodType<string>) =>
+  z.strictObject({
+    kind: z.enum(["inner", "left"]).default("inner"),
+    left: aggregatesSchema(field, 16),
+    right: aggregatesSchema(field, 16),
+  });
+export type JoinSpec = z.output<ReturnType<typeof joinSchema>>;
+
 /** A whole dataflow's structure, with fields named as `names` says. */
 const specStructure = (names: FieldNames) =>
   z.strictObject({
-  stream: NameSchema,
+  /** The stream whose posted events this dataflow reads (or `from` instead). */
+  stream: NameSchema.optional(),
+  /**
+   * A stage (issue 27): the dataflow(s) whose closed-window results this one reads instead
+   * of a stream; several (a union) must key alike. Each result arrives as the event
+   * `{ key, windowStartMs, windowEndMs, values }` at event time `windowEndMs − 1`.
+   */
+  from: z.union([NameSchema, z.array(NameSchema).min(1).max(MAX_SOURCES)]).optional(),
   /** Only events passing this filter (on the fields as posted) are counted; the others are dropped by the router. */
   filter: names.filter.optional(),
   /** Output field → dotted path in the posted event. When set, key, time and aggregate fields name output fields. */
@@ -109,12 +141,9 @@ const specStructure = (names: FieldNames) =>
   key: z.union([names.field, z.array(names.field).min(1).max(8)]),
   timeField: names.field.optional(),
   window: WindowSpecSchema.optional(),
-  aggregates: z
-    .record(NameSchema, aggregateSpecSchema(names.field))
-    .refine((aggregates) => Object.keys(aggregates).length > 0, "at least one aggregate")
-    .refine((aggregates) => Object.keys(aggregates).length <= 32, "at most 32 aggregates")
-    .meta({ minProperties: 1, maxProperties: 32 })
-    .optional(),
+  aggregates: aggregatesSchema(names.field, 32).optional(),
+  /** Instead of `aggregates`, for a stage reading exactly two dataflows: a windowed join of their results. */
+  join: joinSchema(names.field).optional(),
   operator: OperatorRefSchema.optional(),
   /**
    * For idle partitions: the monitor writes a clock tick into every partition's log each
@@ -140,3 +169,21 @@ export const StoredDataflowSpecSchema = specStructure(STORED_NAMES);
  */
 export const DataflowSpecStructureSchema = specStructure(STRICT_NAMES);
 export type DataflowSpec = z.output<typeof StoredDataflowSpecSchema>;
+
+/** The upstream dataflows a stage reads, in the order the spec names them (a dataflow fed by a stream: none). */
+export function sourcesOf(spec: Pick<DataflowSpec, "from">): string[] {
+  if (spec.from === undefined) return [];
+  return typeof spec.from === "string" ? [spec.from] : [...new Set(spec.from)];
+}
+
+/** The aggregates whose values a dataflow's results carry: its `aggregates`, or a join's two sides' (none for a custom operator). */
+export function aggregatesOf(spec: Pick<DataflowSpec, "aggregates" | "join">): Record<string, AggregateSpec> | undefined {
+  return spec.join ? { ...spec.join.left, ...spec.join.right } : spec.aggregates;
+}
+
+/** What a dataflow reads, for messages: `stream 'clicks'` or `dataflow 'page-counts'` (several: `dataflows 'a', 'b'`). */
+export function inputOf(spec: Pick<DataflowSpec, "stream" | "from">): string {
+  const sources = sourcesOf(spec);
+  if (sources.length === 0) return `stream '${spec.stream ?? "?"}'`;
+  return `${sources.length === 1 ? "dataflow" : "dataflows"} ${sources.map((s) => `'${s}'`).join(", ")}`;
+}

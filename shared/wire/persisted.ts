@@ -39,6 +39,8 @@ export const ReplicaMetaSchema = z.object({
   holdLogAfterLsn: z.number().int().min(0).nullable().default(null),
   /** Route version of the configuration in force (see `InitReplica.version`). */
   configVersion: z.number().int().min(0).default(0),
+  /** The stages reading this dataflow's results (issue 27); a primary delivers to them. */
+  readers: z.array(z.string()).default([]),
 });
 export type ReplicaMeta = z.infer<typeof ReplicaMetaSchema>;
 
@@ -83,7 +85,7 @@ export type Checkpoint = z.infer<typeof CheckpointSchema>;
  */
 export const META_PARTS = {
   identity: ["name", "dataflowId", "partition", "spec"],
-  config: ["role", "epoch", "hasStandby", "standby", "holdLogAfterLsn", "configVersion"],
+  config: ["role", "epoch", "hasStandby", "standby", "holdLogAfterLsn", "configVersion", "readers"],
   progress: ["lsn", "appliedLsn", "standbyAckLsn", "checkpointLsn", "checkpointOutputSeq", "outputSeq"],
 } as const satisfies Record<string, readonly (keyof ReplicaMeta)[]>;
 export type MetaPart = keyof typeof META_PARTS;

@@ -7,6 +7,7 @@ import * as z from "zod";
 import { StoredDataflowSpecSchema } from "./dataflow-spec.ts";
 import { LogEntrySchema, RoleSchema } from "./persisted.ts";
 import { WindowResultSchema } from "./window-result.ts";
+import { DeliveryReplySchema, DeliverySchema, DownstreamProgressSchema, EdgeStatusSchema } from "./exchange.ts";
 
 /** Which dataflow partition a replica serves. */
 const ReplicaIdentitySchema = z.object({
@@ -30,6 +31,8 @@ const InitReplicaSchema = ReplicaIdentitySchema.extend({
   /** The route's version: within an epoch, a configuration older than one applied is ignored (late deliveries). */
   version: z.number().int().min(0),
   create: z.boolean().optional(),
+  /** The stages reading this dataflow's results (issue 27), to which a primary delivers them; absent: none. */
+  readers: z.array(z.string()).optional(),
 });
 export type InitReplica = z.infer<typeof InitReplicaSchema>;
 
@@ -89,8 +92,16 @@ const BatchOutcomeSchema = z.union([
 ]);
 export type BatchOutcome = z.infer<typeof BatchOutcomeSchema>;
 
-/** The primary's answer to {@link Write}: one outcome per batch, in order. */
-const WriteReplySchema = z.union([z.object({ status: z.literal("ok"), results: z.array(BatchOutcomeSchema) }), RefusalSchema]);
+/**
+ * The primary's answer to {@link Write}: one outcome per batch, in order; or `blocked`:
+ * a stage reading this dataflow lags too far behind (issue 27), nothing was logged, and
+ * `reason` names the edge.
+ */
+const WriteReplySchema = z.union([
+  z.object({ status: z.literal("ok"), results: z.array(BatchOutcomeSchema) }),
+  z.object({ status: z.literal("blocked"), reason: z.string() }),
+  RefusalSchema,
+]);
 export type WriteReply = z.infer<typeof WriteReplySchema>;
 
 /** The primary's answer to a flush: its standby holds every LSN up to `lsn`, or why not. */
@@ -126,6 +137,12 @@ export const ReplicaStatusSchema = z.object({
   checkpointLsn: z.number().int(),
   outputSeq: z.number().int(),
   lateRecords: z.number().int(),
+  /** The stages it delivers to as primary (issue 27); absent in statuses of older deploys. */
+  readers: z.array(z.string()).default([]),
+  /** A stage's progress per upstream partition: what it holds of each (issue 27); only for stages. */
+  sources: DownstreamProgressSchema.optional(),
+  /** As an upstream primary, per edge to a stage's partition: what it delivered and what was acknowledged (soft state). */
+  edges: z.array(EdgeStatusSchema).optional(),
 });
 export type ReplicaStatus = z.infer<typeof ReplicaStatusSchema>;
 
@@ -178,3 +195,20 @@ const FinishSeedReplySchema = z.union([
   RefusalSchema,
 ]);
 export type FinishSeedReply = z.infer<typeof FinishSeedReplySchema>;
+
+/** Sent to D_j's primary at the epoch U_i's routing knows for it: one delivery. */
+const DeliverSchema = z.object({ epoch: z.number().int().min(1), delivery: DeliverySchema });
+export type Deliver = z.infer<typeof DeliverSchema>;
+
+/**
+ * D_j's answer to {@link Deliver}: the reply (once stable), a refusal (stale routing:
+ * refresh it), `unknown-source` when D does not read the source (a stale reader list), or
+ * `unconfirmed` when it logged the delivery but could not make it stable (resend it).
+ */
+const DeliverReplySchema = z.union([
+  DeliveryReplySchema,
+  z.object({ status: z.literal("unknown-source"), message: z.string() }),
+  z.object({ status: z.literal("unconfirmed"), reason: z.string() }),
+  RefusalSchema,
+]);
+export type DeliverReply = z.infer<typeof DeliverReplySchema>;

@@ -72,6 +72,8 @@ export const DataflowRecordSchema = z.object({
   /** Set by `DELETE`: routers skip it while its replicas' state is being removed. */
   deleting: z.boolean().default(false),
   routes: z.array(PartitionRouteSchema),
+  /** The stages reading this dataflow's results (issue 27), sorted; its primaries deliver to them. */
+  readers: z.array(z.string()).default([]),
   /** Newest last; at most {@link MAX_EVENTS}. */
   events: z.array(MonitorEventSchema).default([]),
 });

@@ -24,6 +24,13 @@ export type WindowResult = z.infer<typeof WindowResultSchema>;
  */
 export type FluxRecord = [key: string, timeMs: number, ...values: (number | string)[]];
 
+/** Whether `value` has a {@link FluxRecord}'s shape (a cheap loop: log entries are parsed on the hot path). */
+export function isFluxRecord(value: unknown): value is FluxRecord {
+  if (!Array.isArray(value) || value.length < 2 || typeof value[0] !== "string" || typeof value[1] !== "number") return false;
+  for (let i = 2; i < value.length; i++) if (typeof value[i] !== "number" && typeof value[i] !== "string") return false;
+  return true;
+}
+
 /** A position in the (window start, key) order results are returned in. */
 export interface ResultPosition {
   windowStartMs: number;

@@ -110,6 +110,24 @@ describe("the dashboard", () => {
     expect(await home.textContent()).toContain("n=2");
   });
 
+  it("shows a stage: what it reads, that it is read, and its edges caught up", async () => {
+    const stage = "dash-stage";
+    const put = await stack.api("PUT", `/v1/dataflows/${stage}`, { from: DATAFLOW, key: "windowStartMs", window: { kind: "tumbling", sizeMs: 1_000 }, aggregates: { views: { op: "sum", field: "values.n" } }, partitions: 1 });
+    expect(put.status, JSON.stringify(put.body)).toBe(201);
+    const card = page.locator(`.dataflow[data-dataflow="${stage}"]`);
+    await card.waitFor({ timeout: 10_000 });
+    expect(await card.locator("h3").textContent()).toContain(`from ${DATAFLOW}`);
+    await expect.poll(() => page.locator(`.dataflow[data-dataflow="${DATAFLOW}"] h3`).textContent(), { timeout: 10_000 }).toContain(`read by ${stage}`);
+    // Both partitions of the upstream emitted the window the previous test closed: both edges catch up.
+    const edges = card.locator("table.edges tbody tr");
+    await expect.poll(() => edges.count(), { timeout: 10_000 }).toBe(2);
+    await expect.poll(() => card.locator("table.edges tr.lagging").count(), { timeout: 10_000 }).toBe(0);
+    const [from, to, produced, , acknowledged, lag] = await edges.first().locator("td").allTextContents();
+    expect([from, to, lag]).toEqual([`${DATAFLOW}/p0`, "p0", "0"]);
+    expect(Number(produced)).toBeGreaterThan(0);
+    expect(acknowledged).toBe(produced);
+  });
+
   it("shows a fault injected through the API as a takeover, then the recovery with its duration", async () => {
     load = startLoad();
     const victim = await primaryOf(0);

@@ -166,6 +166,24 @@ describe("flux CLI on a local stack", () => {
     expect((await flux("fault", primary, "heal")).code).toBe(0);
   }, 60_000);
 
+  it("apply creates a stage over by-page; ls, status and rm show it as a stage, and by-page cannot go first", async () => {
+    const stage = { dataflows: { "pages-total": { from: "by-page", key: "windowStartMs", window: { kind: "tumbling", sizeMs: 1000 }, aggregates: { views: { op: "sum", field: "values.n" } }, partitions: 1 } } };
+    writeFileSync(join(dir, "stage.json"), JSON.stringify(stage));
+    const applied = await flux("apply", "-f", "stage.json");
+    expect(applied.stdout, applied.stderr).toBe("dataflow pages-total: created\n");
+    expect((await flux("ls")).stdout).toMatch(/\npages-total\s+from by-page\s+1\s+2\s+true\s+1 healthy\n/);
+    let status = "";
+    const deadline = Date.now() + 30_000;
+    // by-page's 2 partitions deliver to the stage's 1: one edge each, caught up once it holds every result.
+    while (!/by-page\/p1\s+p0\s+(\d+)\s+\d+\s+\1\s+0/.test(status) && Date.now() < deadline) status = (await flux("status")).stdout;
+    expect(status).toContain("dataflow pages-total (from by-page)");
+    expect(status).toMatch(/FROM\s+TO\s+PRODUCED\s+DELIVERED\s+ACKED\s+LAG\nby-page\/p0\s+p0\s+\d+/);
+    const refused = await flux("rm", "by-page", "--json");
+    expect(refused.code).toBe(3);
+    expect(json(refused.stderr)).toMatchObject({ error: { code: "DATAFLOW_IN_USE", status: 409, details: { readers: ["pages-total"] } } });
+    expect((await flux("rm", "pages-total")).code).toBe(0);
+  }, 60_000);
+
   it("rm deletes a dataflow; exit codes tell not found, auth, usage and unavailable apart", async () => {
     writeFileSync(join(dir, "other.json"), JSON.stringify({ dataflows: { other: { stream: "clicks", key: "page", window: { kind: "tumbling", sizeMs: 1000 }, aggregates: { n: { op: "count" } }, partitions: 1 } } }));
     expect((await flux("apply", "-f", "other.json")).code).toBe(0);

@@ -2,8 +2,8 @@
  * The README's five-minute tour as a newcomer pastes it (issue 26), against a local stack
  * (`wrangler dev`, test/helpers/local-stack.ts): each command of its shell block runs as
  * written, with only `$FLUX` and `$AUTH` pointing at the stack instead of `npm start`'s port
- * and token; then its crash step against `clicks-per-page` under a retrying load, with the
- * takeover seen in the routing and the load's totals exact afterwards.
+ * and token; then its second stage (issue 27), and its crash step against `clicks-per-page`
+ * under a retrying load, with the takeover seen in the routing and the load's totals exact afterwards.
  */
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -80,6 +80,23 @@ describe("the README's tour", () => {
     const first = /^data: (.*)$/m.exec(live.stdout)?.[1] ?? "{}";
     expect(JSON.parse(first)).toMatchObject({ key: "home", windowStartMs: 1_700_000_000_000, values: { n: 2, bytes: 602 } });
   }, 90_000);
+
+  it("creates the tour's second stage over tour-by-page: it starts from the first result, warns, and holds home's views in an open window", async () => {
+    const block = blocks.find((b) => b.includes("tour-top-pages"));
+    const [put, read] = commandsOf(block ?? "") as [string, string];
+    const created = JSON.parse((await sh(put)).stdout) as { status: string; starts: unknown; warnings: string[] };
+    expect(created).toMatchObject({ status: "created", starts: [{ dataflow: "tour-by-page", resultsSoFar: 1 }] });
+    expect(created.warnings).toEqual([expect.stringContaining("dataflow 'tour-by-page' has no idleAdvanceMs")]);
+    const deadline = Date.now() + 10_000;
+    let results: unknown[] = [];
+    while (results.length === 0 && Date.now() < deadline) {
+      results = (JSON.parse((await sh(read)).stdout) as { results: unknown[] }).results;
+      if (results.length === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(results).toEqual([
+      { key: "1700000000000", windowStartMs: 1_700_000_000_000, windowEndMs: 1_700_000_010_000, values: { top: [{ value: "home", count: 2, error: 0 }] }, closed: false },
+    ]);
+  }, 60_000);
 
   it("crashes the demo dataflow's primary of partition 0: a takeover, and the retrying load's totals exact", async () => {
     const block = blocks.find((b) => b.includes("npm run chaos -- crash"));

@@ -32,6 +32,7 @@ const meta: ReplicaMeta = {
   checkpointOutputSeq: 0,
   holdLogAfterLsn: null,
   configVersion: 0,
+  readers: [],
 };
 
 const operatorState = { maxTimeMs: 5, lateRecords: 0, open: { "0": { "$😀🎉": { n: 1, sum: [1], min: [1], max: [1] }, "$𝄞x": { n: 2, sum: [3], min: [1], max: [2] } } } };

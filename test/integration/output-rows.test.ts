@@ -16,7 +16,7 @@ import { clicksSpec, uniqueName } from "../helpers/api.ts";
 const spec = DataflowSpecSchema.parse(clicksSpec("s", { partitions: 1, replication: 2 }));
 const meta: ReplicaMeta = {
   v: 1, name: "x", dataflowId: "x", partition: 0, spec, role: "primary", epoch: 1, hasStandby: true, standby: "y", lsn: 1, appliedLsn: 1,
-  standbyAckLsn: 1, checkpointLsn: 0, checkpointOutputSeq: 0, outputSeq: 0, holdLogAfterLsn: null, configVersion: 1,
+  standbyAckLsn: 1, checkpointLsn: 0, checkpointOutputSeq: 0, outputSeq: 0, holdLogAfterLsn: null, configVersion: 1, readers: [],
 };
 
 /** `count` outputs of one window from `firstSeq` on, with keys that need escaping in JSON and in SQL. */

@@ -19,7 +19,7 @@ const spec = DataflowSpecSchema.parse(clicksSpec("s", { partitions: 1, replicati
 function firstLayoutMeta(name: string, dataflowId: string): Omit<ReplicaMeta, "standby"> {
   return {
     v: 1, name, dataflowId, partition: 0, spec, role: "primary", epoch: 3, hasStandby: true, lsn: 3, appliedLsn: 1, standbyAckLsn: 1,
-    checkpointLsn: 0, checkpointOutputSeq: 0, outputSeq: 0, holdLogAfterLsn: null, configVersion: 2,
+    checkpointLsn: 0, checkpointOutputSeq: 0, outputSeq: 0, holdLogAfterLsn: null, configVersion: 2, readers: [],
   };
 }
 

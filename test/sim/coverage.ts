@@ -17,10 +17,14 @@ export interface CoverageSummary {
   /** Replica faults in all, and those injected while producers were still writing. */
   faults: number;
   whileWriting: number;
+  /** Seeds with a replica fault on a stage, resends after BACKPRESSURE, and seeds whose last stage held results (issue 27). */
+  stageFaultSeeds: number;
+  backpressure: number;
+  stageResultSeeds: number;
 }
 
 export function emptyCoverage(): CoverageSummary {
-  return { seeds: 0, perSeed: [0, 0, 0, 0], kinds: {}, duringRecovery: 0, bothDown: 0, faults: 0, whileWriting: 0 };
+  return { seeds: 0, perSeed: [0, 0, 0, 0], kinds: {}, duringRecovery: 0, bothDown: 0, faults: 0, whileWriting: 0, stageFaultSeeds: 0, backpressure: 0, stageResultSeeds: 0 };
 }
 
 export function addCoverage(summary: CoverageSummary, seed: FaultCoverage): void {
@@ -32,6 +36,9 @@ export function addCoverage(summary: CoverageSummary, seed: FaultCoverage): void
   if (seed.bothDown > 0) summary.bothDown += 1;
   summary.faults += seed.replicaFaults;
   summary.whileWriting += seed.whileWriting;
+  if (seed.stageFaults > 0) summary.stageFaultSeeds += 1;
+  summary.backpressure += seed.backpressure;
+  if (seed.stageResults > 0) summary.stageResultSeeds += 1;
 }
 
 export function mergeCoverage(into: CoverageSummary, from: CoverageSummary): void {
@@ -42,6 +49,9 @@ export function mergeCoverage(into: CoverageSummary, from: CoverageSummary): voi
   into.bothDown += from.bothDown;
   into.faults += from.faults;
   into.whileWriting += from.whileWriting;
+  into.stageFaultSeeds += from.stageFaultSeeds;
+  into.backpressure += from.backpressure;
+  into.stageResultSeeds += from.stageResultSeeds;
 }
 
 const pct = (n: number, of: number) => `${of === 0 ? 0 : Math.round((1000 * n) / of) / 10}%`;
@@ -55,20 +65,24 @@ export function formatCoverage(label: string, s: CoverageSummary): string {
   return (
     `${label}: ${s.seeds} seeds; replica faults per seed: 0: ${none} (${pct(none, s.seeds)}), 1: ${one}, 2: ${two}, 3+: ${more} ` +
     `(2+: ${pct(two + more, s.seeds)}); a fault during recovery: ${s.duringRecovery} (${pct(s.duringRecovery, s.seeds)}); ` +
-    `both down: ${s.bothDown} (${pct(s.bothDown, s.seeds)}); faults while producers write: ${pct(s.whileWriting, s.faults)}; kinds: ${kinds}`
+    `both down: ${s.bothDown} (${pct(s.bothDown, s.seeds)}); faults while producers write: ${pct(s.whileWriting, s.faults)}; kinds: ${kinds}` +
+    (s.stageResultSeeds > 0 ? `; stages: a fault on a stage in ${pct(s.stageFaultSeeds, s.seeds)} of seeds, results in the last stage in ${pct(s.stageResultSeeds, s.seeds)}, ${s.backpressure} resends after BACKPRESSURE` : "")
   );
 }
 
 /** The minimums every suite holds (measured coverage is well above them; see docs/TESTING.md). */
-const COVERAGE_MINIMUMS = { withFault: 0.95, twoOrMore: 0.3, duringRecovery: 0.2 } as const;
+const COVERAGE_MINIMUMS = { withFault: 0.95, twoOrMore: 0.3, duringRecovery: 0.2, stageFault: 0.4, stageResults: 0.9 } as const;
 
-/** What falls short of the minimums; both-down runs must take both down in every seed. */
-export function coverageProblems(s: CoverageSummary, bothDown: boolean): string[] {
+/** What falls short of the minimums; both-down runs must take both down in every seed; `stages`: a pipeline workload's. */
+export function coverageProblems(s: CoverageSummary, bothDown: boolean, stages = false): string[] {
   const problems: string[] = [];
   const [none = 0, , two = 0, more = 0] = s.perSeed;
   if (s.seeds - none < COVERAGE_MINIMUMS.withFault * s.seeds) problems.push(`only ${s.seeds - none} of ${s.seeds} seeds injected a replica fault`);
   if (two + more < COVERAGE_MINIMUMS.twoOrMore * s.seeds) problems.push(`only ${two + more} of ${s.seeds} seeds injected two or more replica faults`);
   if (s.duringRecovery < COVERAGE_MINIMUMS.duringRecovery * s.seeds) problems.push(`only ${s.duringRecovery} of ${s.seeds} seeds injected a fault during recovery`);
   if (bothDown && s.bothDown !== s.seeds) problems.push(`only ${s.bothDown} of ${s.seeds} both-down seeds took both replicas down`);
+  if (stages && s.stageFaultSeeds < COVERAGE_MINIMUMS.stageFault * s.seeds) problems.push(`only ${s.stageFaultSeeds} of ${s.seeds} seeds injected a fault on a stage`);
+  if (stages && s.stageResultSeeds < COVERAGE_MINIMUMS.stageResults * s.seeds) problems.push(`only ${s.stageResultSeeds} of ${s.seeds} seeds ended with results in their last stage`);
+  if (stages && s.backpressure === 0 && s.seeds >= 100) problems.push(`no producer met BACKPRESSURE in ${s.seeds} seeds`);
   return problems;
 }

@@ -13,10 +13,10 @@
  */
 import { acceptDelivery, effectiveWatermark, sourceKeysOf } from "../../shared/exchange/accept-delivery.ts";
 import { sourceKey, unknownCursor, type EdgeCursor, type RoutedOutput } from "../../shared/exchange/exchange-types.ts";
-import type { Delivery, DeliveryReply, DownstreamProgress } from "../../shared/exchange/exchange-wire.ts";
+import type { Delivery, DeliveryReply, DownstreamProgress } from "../../shared/wire/exchange.ts";
 import { ingestRefusal, trimPoint, type OutboxEdge } from "../../shared/exchange/outbox-bounds.ts";
 import { onDeliveryFailed, onDeliveryReply, planDeliveries } from "../../shared/exchange/plan-delivery.ts";
-import { routeOutputs, stageSpec } from "../../shared/exchange/route-outputs.ts";
+import { routeOutputs } from "../../shared/exchange/route-outputs.ts";
 import { upstreamWatermark } from "../../shared/exchange/upstream-watermark.ts";
 import { DataflowSpecSchema } from "../../shared/dataflow-checks/dataflow-spec-schema.ts";
 import type { DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
@@ -60,7 +60,7 @@ function upstreamSteps(r: Rng, count: number): UpStep[] {
     }
     const outputs = due.splice(0, closeLimit);
     const closing = due.length > 0;
-    steps.push({ outputs, watermarkMs: upstreamWatermark({ eventTimeMs, allowedLatenessMs: 0, closing, firstDueEndMs: due[0]?.windowEndMs ?? null }) });
+    steps.push({ outputs, watermarkMs: upstreamWatermark({ watermarkMs: eventTimeMs, closing, firstDueEndMs: due[0]?.windowEndMs ?? null }) });
   }
   return steps;
 }
@@ -131,8 +131,8 @@ export class ExchangeSim {
     const pu = 1 + this.r.int(3);
     const pd = 1 + this.r.int(3);
     this.boundOutputs = 8 + this.r.int(20);
-    const parsed = DataflowSpecSchema.parse({ stream: "up-results", key: "values.g", partitions: pd, window: { kind: "tumbling", sizeMs: D_WINDOW_MS }, aggregates: { n: { op: "sum", field: "values.n" } } });
-    this.spec = stageSpec(parsed);
+    const parsed = DataflowSpecSchema.parse({ from: UP, key: "values.g", partitions: pd, window: { kind: "tumbling", sizeMs: D_WINDOW_MS }, aggregates: { n: { op: "sum", field: "values.n" } } });
+    this.spec = parsed;
     this.sources = sourceKeysOf([{ dataflow: UP, partitions: pu }]);
     this.ups = Array.from({ length: pu }, () => this.#upPartition(pd, 20 + this.r.int(40)));
     this.downs = Array.from({ length: pd }, () => ({ log: [], standbyLen: 0, primary: emptyDown(), standby: emptyDown(), waiting: [], downFor: 0 }));
@@ -145,7 +145,7 @@ export class ExchangeSim {
     for (const s of steps) outputsAfter.push((outputsAfter[outputsAfter.length - 1] ?? 0) + s.outputs.length);
     this.stats.outputs += outputs.length;
     const cursors = Array.from({ length: pd }, unknownCursor);
-    return { steps, routed: routeOutputs(this.spec, outputs, 256), outputsAfter, primaryLen: 0, standbyLen: 0, primaryTrim: 0, standbyTrim: 0, gen: 1, cursors, lastSent: cursors.map(() => null) };
+    return { steps, routed: routeOutputs(this.spec, outputs, 256, { id: UP, key: "k" }), outputsAfter, primaryLen: 0, standbyLen: 0, primaryTrim: 0, standbyTrim: 0, gen: 1, cursors, lastSent: cursors.map(() => null) };
   }
 
   /** U_i's primary logs its next entry, unless an edge is too far behind (backpressure). */
@@ -182,7 +182,7 @@ export class ExchangeSim {
   deliverUp(i: number): void {
     const u = this.ups[i] as UpPartition;
     const stable = Math.min(u.primaryLen, u.standbyLen);
-    const outbox = { source: { dataflow: UP, partition: i }, trimmedThrough: u.primaryTrim, outputs: u.routed.slice(u.primaryTrim, this.#stableOutputs(u)), watermarkMs: stable === 0 ? null : (u.steps[stable - 1]?.watermarkMs ?? null) };
+    const outbox = { source: { dataflow: UP, partition: i, partitions: this.ups.length }, trimmedThrough: u.primaryTrim, outputs: u.routed.slice(u.primaryTrim, this.#stableOutputs(u)), watermarkMs: stable === 0 ? null : (u.steps[stable - 1]?.watermarkMs ?? null) };
     for (const { partition: j, delivery } of planDeliveries(outbox, u.cursors, this.now, LIMITS)) {
       u.lastSent[j] = delivery;
       if (delivery.watermarkMs !== null) this.reported.set(sourceKey(delivery.source), Math.max(this.reported.get(sourceKey(delivery.source)) ?? delivery.watermarkMs, delivery.watermarkMs));

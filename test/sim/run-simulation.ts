@@ -9,6 +9,7 @@ import { checkGolden } from "./golden.ts";
 import { monitorLoop, monitorTick, produce, readLoop } from "./sim-actors.ts";
 import { checkSettled, checkWriters } from "./sim-checks.ts";
 import { faultLoop } from "./sim-faults.ts";
+import { checkStage, stageLag } from "./stage-checks.ts";
 import { HEARTBEAT_MS, SimWorld, type Batch, type FaultCoverage, type SimOptions } from "./sim-world.ts";
 import type { Violation } from "./violations.ts";
 
@@ -42,6 +43,14 @@ export async function runSimulation(seed: number, options: SimOptions = {}): Pro
   const lastTick = monitorTick(w, false);
   await w.clock.run(w.clock.now + 1_000);
   await lastTick;
+  // Stages catch up with what the last tick moved (deliveries and their answers take a few calls).
+  const stages = w.dataflows.slice(1);
+  const caughtUp = () => stages.every((stage) => stageLag(w, stage) === null);
+  await w.clock.run(w.clock.now + 5_000, caughtUp);
+  for (const stage of stages) {
+    const lag = stageLag(w, stage);
+    if (lag !== null) w.violations.add("settles", `${lag}, 5 s after the last monitor tick`);
+  }
   await finalChecks(w);
   return { seed, violations: w.violations.list, trace: w.trace, stats: { batches: w.allBatches.size, simMs: w.clock.now, coverage: w.coverage } };
 }
@@ -53,19 +62,22 @@ async function settle(w: SimWorld): Promise<void> {
   // Give the monitor a few heartbeats to notice the last fault before judging.
   await w.clock.run(w.clock.now + 4 * HEARTBEAT_MS);
   const isSettled = () =>
-    w.record().routes.every((r) => {
-      const primary = w.replicas.status(r.primary);
-      const standby = r.standby ? w.replicas.status(r.standby) : null;
-      return (
-        r.status === "healthy" &&
-        primary !== null &&
-        standby !== null &&
-        standby.lsn === primary.lsn &&
-        primary.appliedLsn === primary.lsn &&
-        w.replicas.peek(r.primary)?.operator.closing() === false &&
-        (w.readers[r.partition]?.cursor ?? 0) >= primary.outputSeq
-      );
-    });
+    w.dataflows.every((dataflow, i) =>
+      dataflow.record().routes.every((r) => {
+        const primary = w.replicas.status(r.primary);
+        const standby = r.standby ? w.replicas.status(r.standby) : null;
+        return (
+          r.status === "healthy" &&
+          primary !== null &&
+          standby !== null &&
+          standby.lsn === primary.lsn &&
+          primary.appliedLsn === primary.lsn &&
+          w.replicas.peek(r.primary)?.operator.closing() === false &&
+          (dataflow.readers[r.partition]?.cursor ?? 0) >= primary.outputSeq &&
+          (i === 0 || stageLag(w, dataflow) === null)
+        );
+      }),
+    );
   await w.clock.run(w.clock.now + w.settleLimitMs, isSettled);
   if (!isSettled()) w.violations.add("settles", `partitions not healthy and caught up ${w.settleLimitMs} ms after faults stopped`);
 }
@@ -102,8 +114,17 @@ async function finalChecks(w: SimWorld): Promise<void> {
       w.violations,
     );
     const held = w.replicas.replica(route.primary).storage.outputs;
-    w.readers[route.partition]?.checkFinal(held);
+    w.first.readers[route.partition]?.checkFinal(held);
     goldenRun(w, route.partition, route.primary);
+  }
+  for (const stage of w.dataflows.slice(1)) {
+    for (const route of stage.record().routes) {
+      const held = w.replicas.replica(route.primary).storage.outputs;
+      stage.readers[route.partition]?.checkFinal(held);
+      // The last stage's results: what a pipeline exists for (stages before it show theirs through it).
+      if (stage === w.dataflows[w.dataflows.length - 1]) w.coverage.stageResults += held.length + (w.replicas.peek(route.primary)?.operator.openResults({}).length ?? 0);
+    }
+    checkStage(w, stage);
   }
 }
 
@@ -111,7 +132,7 @@ async function finalChecks(w: SimWorld): Promise<void> {
 function goldenRun(w: SimWorld, partition: number, primaryName: string): void {
   const state = w.replicas.peek(primaryName);
   if (!state) return;
-  const { entries, missing } = w.history.log(partition, state.meta.appliedLsn);
+  const { entries, missing } = w.history.log(`${w.first.id}/${partition}`, state.meta.appliedLsn);
   if (missing !== null) {
     w.violations.add("golden", `partition ${partition}: LSN ${missing} of ${state.meta.appliedLsn} was never recorded as stable`);
     return;

@@ -11,6 +11,7 @@ import { HealthMapSchema, type DataflowRecord, type HealthMap } from "../../shar
 import { FluxError } from "../../shared/errors.ts";
 import { checkResultsOnce } from "./sim-checks.ts";
 import { HEARTBEAT_MS, ROUTER_DEADLINE_MS, type Batch, type SimWorld } from "./sim-world.ts";
+import type { SimDataflow } from "./sim-dataflows.ts";
 import { InjectedFailure, isFailedCall } from "./violations.ts";
 
 /** Extra batches a producer lane may write while faults are still being injected. */
@@ -40,17 +41,18 @@ export async function monitorTick(w: SimWorld, dies: boolean): Promise<void> {
   }) as MonitorPort;
   const save = async (r: DataflowRecord, h: HealthMap) => {
     if (!alive()) throw new InjectedFailure("monitor died");
-    const before = w.record();
-    for (const e of r.events.slice(before.events.length)) w.log(`monitor: ${e.kind} p${e.partition}: ${e.detail}`);
+    const dataflow = w.dataflow(r.id);
+    const before = dataflow.record();
+    for (const e of r.events.slice(before.events.length)) w.log(`monitor: ${r.id} ${e.kind} p${e.partition}: ${e.detail}`);
     w.hooks.save?.(r, before, h, (name) => (w.replicas.replica(name).fault === null ? w.replicas.status(name) : null));
-    w.stored = JSON.stringify(r);
-    w.storedHealth = JSON.stringify(h);
+    dataflow.stored = JSON.stringify(r);
+    dataflow.storedHealth = JSON.stringify(h);
   };
-  const health = HealthMapSchema.parse(JSON.parse(w.storedHealth));
   // Errors the monitor reports are bugs (failed calls are never reported): each is a violation.
   const log = { error: (context: string, err: unknown) => w.violations.exception(`monitor ${context}`, err) };
   try {
-    await runMonitorTick(port, { save }, [{ record: structuredClone(w.load()), health }], w.clock.now, { failAfterMisses: 2, locationHints: [], missSpacingMs: 25 }, log);
+    const records = w.dataflows.map((d) => ({ record: structuredClone(w.load(d)), health: HealthMapSchema.parse(JSON.parse(d.storedHealth)) }));
+    await runMonitorTick(port, { save }, records, w.clock.now, { failAfterMisses: 2, locationHints: [], missSpacingMs: 25 }, log);
   } catch (err) {
     if (!isFailedCall(err)) w.violations.exception("monitor tick", err);
     w.log(`monitor tick died: ${String(err)}`);
@@ -138,6 +140,7 @@ async function sendUntilAcked(w: SimWorld, batch: Batch): Promise<boolean> {
       return true;
     } catch (err) {
       w.log(`${id} not acknowledged: ${err instanceof Error ? err.message : String(err)}`);
+      if (err instanceof FluxError && err.code === "BACKPRESSURE") w.coverage.backpressure += 1;
       if (!expectedRefusal(err)) {
         w.violations.exception(`router writing ${id}`, err);
         return false;
@@ -151,50 +154,55 @@ async function sendUntilAcked(w: SimWorld, batch: Batch): Promise<boolean> {
   }
 }
 
-/** A failed call, or the router's retryable 503: what a client resends after. */
+/** A failed call, or the router's retryable 503 (a fail-over, or a stage too far behind): what a client resends after. */
 function expectedRefusal(err: unknown): boolean {
-  return isFailedCall(err) || (err instanceof FluxError && err.code === "UNAVAILABLE");
+  return isFailedCall(err) || (err instanceof FluxError && (err.code === "UNAVAILABLE" || err.code === "BACKPRESSURE"));
 }
 
-/** Readers follow each partition's output stream from whatever the routing calls primary. */
+/** Readers follow each partition's output stream of every dataflow from whatever the routing calls primary. */
 export async function readLoop(w: SimWorld, stopAt: () => boolean): Promise<void> {
   const port = w.replicas.port(ROUTER_DEADLINE_MS);
   while (!stopAt()) {
     await w.clock.sleep(30);
-    let record: DataflowRecord;
-    try {
-      record = w.load();
-    } catch {
-      continue;
-    }
-    await Promise.all(
-      record.routes.map(async (route) => {
-        const reader = w.readers[route.partition];
-        if (!reader) return;
-        try {
-          const page = await port.readOutputPage(route.primary, route.epoch, reader.cursor, 50);
-          if (page.status !== "ok") return;
-          reader.accept(page.outputs, route.primary);
-          checkOutputsReplicated(w, route.partition, page.outputs);
-          const primary = w.replicas.live(route.primary);
-          if (primary) checkResultsOnce(route.partition, w.replicas.replica(route.primary).storage.outputs, primary.operator.openResults({}), w.violations);
-        } catch (err) {
-          // unavailable right now; the cursor waits
-          if (!isFailedCall(err)) w.violations.exception(`reader of partition ${route.partition}`, err);
-        }
-      }),
-    );
+    await Promise.all(w.dataflows.map((dataflow) => readDataflow(w, port, dataflow)));
   }
 }
 
+async function readDataflow(w: SimWorld, port: ReturnType<SimWorld["replicas"]["port"]>, dataflow: SimDataflow): Promise<void> {
+  let record: DataflowRecord;
+  try {
+    record = w.load(dataflow);
+  } catch {
+    return;
+  }
+  await Promise.all(
+    record.routes.map(async (route) => {
+      const reader = dataflow.readers[route.partition];
+      if (!reader) return;
+      const where = `${dataflow.id} partition ${route.partition}`;
+      try {
+        const page = await port.readOutputPage(route.primary, route.epoch, reader.cursor, 50);
+        if (page.status !== "ok") return;
+        reader.accept(page.outputs, route.primary);
+        checkOutputsReplicated(w, dataflow, route.partition, page.outputs);
+        const primary = w.replicas.live(route.primary);
+        if (primary) checkResultsOnce(where, w.replicas.replica(route.primary).storage.outputs, primary.operator.openResults({}), w.violations);
+      } catch (err) {
+        // unavailable right now; the cursor waits
+        if (!isFailedCall(err)) w.violations.exception(`reader of ${where}`, err);
+      }
+    }),
+  );
+}
+
 /** An output a reader receives comes from the stable prefix, so the standby already holds it. */
-function checkOutputsReplicated(w: SimWorld, partition: number, outputs: readonly { outputSeq: number; result: unknown }[]): void {
-  const route = w.record().routes[partition];
+function checkOutputsReplicated(w: SimWorld, dataflow: SimDataflow, partition: number, outputs: readonly { outputSeq: number; result: unknown }[]): void {
+  const route = dataflow.record().routes[partition];
   if (!route || route.status !== "healthy" || !route.standby || w.replicas.wiped.has(route.standby)) return;
   const held = new Map(w.replicas.replica(route.standby).storage.outputs.map((o) => [o.outputSeq, JSON.stringify(o.result)]));
   for (const o of outputs) {
     if (held.get(o.outputSeq) !== JSON.stringify(o.result)) {
-      w.violations.add("stable-prefix", `partition ${partition}: a reader got output ${o.outputSeq} that standby ${route.standby} does not hold (unstable prefix)`);
+      w.violations.add("stable-prefix", `${dataflow.id} partition ${partition}: a reader got output ${o.outputSeq} that standby ${route.standby} does not hold (unstable prefix)`);
     }
   }
 }

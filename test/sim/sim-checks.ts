@@ -12,9 +12,10 @@ export class CursorReader {
   cursor = 0;
   readonly seen = new Map<number, string>();
   readonly #violations: Violations;
-  readonly #partition: number;
+  /** Which partition it reads, for messages: `df partition 2`. */
+  readonly #partition: string;
 
-  constructor(partition: number, violations: Violations) {
+  constructor(partition: string, violations: Violations) {
     this.#partition = partition;
     this.#violations = violations;
   }
@@ -25,14 +26,14 @@ export class CursorReader {
       const body = JSON.stringify(result);
       const earlier = this.seen.get(outputSeq);
       if (earlier !== undefined && earlier !== body) {
-        this.#violations.add("cursor-retract", `partition ${this.#partition}: output ${outputSeq} from ${from} differs from what the reader already saw`);
+        this.#violations.add("cursor-retract", `${this.#partition}: output ${outputSeq} from ${from} differs from what the reader already saw`);
       }
       if (outputSeq <= this.cursor) {
-        this.#violations.add("cursor-repeat", `partition ${this.#partition}: output ${outputSeq} from ${from} repeated (cursor ${this.cursor})`);
+        this.#violations.add("cursor-repeat", `${this.#partition}: output ${outputSeq} from ${from} repeated (cursor ${this.cursor})`);
         continue;
       }
       if (outputSeq !== this.cursor + 1) {
-        this.#violations.add("cursor-skip", `partition ${this.#partition}: output ${this.cursor + 1} skipped, ${from} sent ${outputSeq}`);
+        this.#violations.add("cursor-skip", `${this.#partition}: output ${this.cursor + 1} skipped, ${from} sent ${outputSeq}`);
       }
       this.seen.set(outputSeq, body);
       this.cursor = outputSeq;
@@ -44,7 +45,7 @@ export class CursorReader {
     const final = new Map(held.map((o) => [o.outputSeq, JSON.stringify(o.result)]));
     for (const [outputSeq, body] of this.seen) {
       if (final.get(outputSeq) !== body) {
-        this.#violations.add("cursor-retract", `partition ${this.#partition}: the reader saw output ${outputSeq} as ${body}, the partition now holds ${final.get(outputSeq) ?? "nothing"}`);
+        this.#violations.add("cursor-retract", `${this.#partition}: the reader saw output ${outputSeq} as ${body}, the partition now holds ${final.get(outputSeq) ?? "nothing"}`);
         return;
       }
     }
@@ -52,16 +53,16 @@ export class CursorReader {
 }
 
 /** A primary's outputs and open results never both hold a (window, key): a spread close's emitted keys are outputs only. */
-export function checkResultsOnce(partition: number, outputs: readonly NumberedOutput[], open: readonly WindowResult[], violations: Violations): void {
+export function checkResultsOnce(where: string, outputs: readonly NumberedOutput[], open: readonly WindowResult[], violations: Violations): void {
   const closed = new Set(outputs.map((o) => `${o.result.windowStartMs}/${o.result.key}`));
   const twice = open.find((r) => closed.has(`${r.windowStartMs}/${r.key}`));
-  if (twice) violations.add("results-once", `partition ${partition}: window ${twice.windowStartMs} key ${twice.key} is both an output and an open result`);
+  if (twice) violations.add("results-once", `${where}: window ${twice.windowStartMs} key ${twice.key} is both an output and an open result`);
 }
 
 /** Per epoch of a partition, at most one replica may accept writes. */
 export function checkWriters(writers: ReadonlyMap<string, ReadonlySet<string>>, violations: Violations): void {
   for (const [key, names] of writers) {
-    if (names.size > 1) violations.add("one-writer-per-epoch", `two replicas accepted writes in partition@epoch ${key}: ${[...names].join(", ")}`);
+    if (names.size > 1) violations.add("one-writer-per-epoch", `two replicas accepted writes in dataflow/partition@epoch ${key}: ${[...names].join(", ")}`);
   }
 }
 

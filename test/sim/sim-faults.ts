@@ -7,7 +7,11 @@
  * both replicas that hold the partition's data down at once, every time.
  */
 import type { PartitionRoute } from "../../shared/wire/routing.ts";
+import type { SimDataflow } from "./sim-dataflows.ts";
 import type { SimWorld } from "./sim-world.ts";
+
+/** A partition of one of the world's dataflows (a fault may hit any stage of a pipeline). */
+type Target = { dataflow: SimDataflow; route: PartitionRoute };
 
 /** How long the injector waits for a partition in the state a fault needs before giving up on that fault. */
 const WAIT_LIMIT_MS = 5_000;
@@ -23,10 +27,10 @@ export async function faultLoop(w: SimWorld, total: number): Promise<void> {
     const inRecovery = i > 0 && w.rng.chance(0.7);
     if (!inRecovery) await w.clock.sleep(w.rng.int(200));
     // A partition recovering soon (the last fault's), else any healthy one.
-    const route = (inRecovery ? await until(w, () => pick(w, true), WAIT_LIMIT_MS) : null) ?? (await until(w, () => pick(w, false), WAIT_LIMIT_MS));
-    if (!route) continue;
-    if (w.options.bothDown) await bothDown(w, route);
-    else await oneDown(w, route);
+    const target = (inRecovery ? await until(w, () => pick(w, true), WAIT_LIMIT_MS) : null) ?? (await until(w, () => pick(w, false), WAIT_LIMIT_MS));
+    if (!target) continue;
+    if (w.options.bothDown) await bothDown(w, target);
+    else await oneDown(w, target);
   }
 }
 
@@ -44,14 +48,14 @@ async function until<T>(w: SimWorld, found: () => T | null | false, limitMs: num
 /** Long enough for any client to finish; the first fault waits for acknowledgements at most this long. */
 const SETTLE_WAIT = 20_000;
 
-/** A partition a fault may hit now: a recovering one (`inRecovery`), or a healthy one with both replicas intact. */
-function pick(w: SimWorld, inRecovery: boolean): PartitionRoute | null {
+/** A partition of any dataflow a fault may hit now: a recovering one (`inRecovery`), or a healthy one with both replicas intact. */
+function pick(w: SimWorld, inRecovery: boolean): Target | null {
   const intact = (name: string) => w.replicas.replica(name).fault === null && w.replicas.status(name) !== null;
   const fits = (r: PartitionRoute) =>
     inRecovery
       ? r.status === "recovering" && r.recovery !== null && intact(r.primary) && w.replicas.replica(r.recovery.replica).fault === null
       : r.status === "healthy" && r.standby !== null && intact(r.primary) && intact(r.standby);
-  const candidates = w.record().routes.filter(fits);
+  const candidates = w.dataflows.flatMap((dataflow) => dataflow.record().routes.filter(fits).map((route) => ({ dataflow, route })));
   return candidates[w.rng.int(candidates.length)] ?? null;
 }
 
@@ -69,18 +73,18 @@ async function coordinatorOutage(w: SimWorld): Promise<void> {
  * the fresh replica being seeded); check it reports unavailable; bring back both, or the
  * last primary only.
  */
-async function bothDown(w: SimWorld, route: PartitionRoute): Promise<void> {
+async function bothDown(w: SimWorld, { dataflow, route }: Target): Promise<void> {
   const second = route.standby ?? route.recovery?.replica ?? "";
   const pair = [route.primary, second];
-  w.count("both-down", true, route.status === "recovering");
+  w.count("both-down", true, route.status === "recovering", dataflow !== w.first);
   w.coverage.bothDown += 1;
   for (const name of pair) w.replicas.inject(name, "crash");
   await w.clock.sleep(400 + w.rng.int(400));
-  const status = w.record().routes[route.partition]?.status;
-  if (status !== "unavailable") w.violations.add("unavailable", `partition ${route.partition} reported ${status} with both replicas down`);
+  const status = dataflow.record().routes[route.partition]?.status;
+  if (status !== "unavailable") w.violations.add("unavailable", `${dataflow.id} partition ${route.partition} reported ${status} with both replicas down`);
   // Only the one the routing last made primary may bring the partition back on its own:
   // the other may lack writes acknowledged while it was down.
-  const lastPrimary = w.record().routes[route.partition]?.primary ?? route.primary;
+  const lastPrimary = dataflow.record().routes[route.partition]?.primary ?? route.primary;
   for (const name of w.rng.chance(0.5) ? pair : [lastPrimary]) w.replicas.inject(name, "heal");
 }
 
@@ -89,16 +93,16 @@ async function bothDown(w: SimWorld, route: PartitionRoute): Promise<void> {
  * primary or the standby, in a recovering one the fresh replica being seeded. It may
  * return as a zombie right after being replaced.
  */
-async function oneDown(w: SimWorld, route: PartitionRoute): Promise<void> {
+async function oneDown(w: SimWorld, { dataflow, route }: Target): Promise<void> {
   const recovering = route.status === "recovering" && route.recovery !== null;
   const victim = (recovering ? route.recovery?.replica : [route.primary, route.standby][w.rng.int(2)]) ?? route.primary;
   const kind = (["crash", "hang", "slow", "wipe"] as const)[w.rng.int(4)] ?? "crash";
-  w.count(kind, true, recovering);
+  w.count(kind, true, recovering, dataflow !== w.first);
   w.replicas.inject(victim, kind);
   if (kind === "wipe") return;
   if (w.rng.chance(0.5)) {
     await until(w, () => {
-      const now = w.record().routes[route.partition];
+      const now = dataflow.record().routes[route.partition];
       return now !== undefined && now.primary !== victim && now.standby !== victim && now.recovery?.replica !== victim;
     }, WAIT_LIMIT_MS);
   } else {

@@ -1,18 +1,21 @@
 /**
- * Simulated replicas and network: the real `ReplicaHost` and seeding code over
- * memory storage, reached through calls with random latency, deadlines, duplicated
- * deliveries and injected faults. Implements the router's and the monitor's ports, and
- * the primaries' forwards to their standbys go through the same network.
+ * Simulated replicas and network: the real `StageNode` (a `ReplicaHost` with the exchange
+ * between stages layered on) and seeding code over memory storage, reached through calls
+ * with random latency, deadlines, duplicated deliveries and injected faults. Implements
+ * the router's and the monitor's ports; the primaries' forwards to their standbys and
+ * upstream primaries' deliveries to stages go through the same network.
  */
 import { judgeSeq } from "../../shared/dedup.ts";
 import type { MonitorPort } from "../../shared/monitor/monitor-port.ts";
-import { ReplicaHost } from "../../shared/replica/replica-host.ts";
+import type { ReplicaHost } from "../../shared/replica/replica-host.ts";
+import type { DeliveryPort, ExchangeLimits, ReaderRoute } from "../../shared/stages/deliverer.ts";
+import { StageNode } from "../../shared/stages/stage-node.ts";
 import { acceptOutputs, acceptSeedChunk, beginSeed, finishSeed, readSeedChunk, seedProgress } from "../../shared/replica/replica-seeding.ts";
 import type { ReplicaState, ReplicaTuning } from "../../shared/replica/replica-state.ts";
 import type { ReplicaPort } from "../../shared/router/write-partition.ts";
 import { MemoryReplicaStorage } from "../helpers/memory-replica-storage.ts";
 import type { ForwardPort } from "../../shared/replica/forwarder.ts";
-import type { Replicate, ReplicaStatus, WriteReply } from "../../shared/wire/replica-rpc.ts";
+import type { Deliver, Replicate, ReplicaStatus, WriteReply } from "../../shared/wire/replica-rpc.ts";
 import type { SimClock } from "./sim-clock.ts";
 import type { StableHistory } from "./stable-history.ts";
 import type { VariantHooks, Wrap } from "./variant-hooks.ts";
@@ -25,7 +28,7 @@ type Rng = { int(n: number): number; chance(p: number): boolean };
 
 interface SimReplica {
   storage: MemoryReplicaStorage;
-  host: ReplicaHost | null;
+  node: StageNode | null;
   fault: SimFault | null;
   healed: Array<() => void>;
 }
@@ -37,12 +40,12 @@ export interface SimNetConfig {
   duplicateChance: number;
   /** A primary's forward to its standby gives up after this, ms. */
   forwardDeadlineMs: number;
-  tuning: ReplicaTuning;
+  tuning: ReplicaTuning & ExchangeLimits;
 }
 
 export class SimReplicas {
   readonly replicas = new Map<string, SimReplica>();
-  /** (partition@epoch) → replicas that accepted a write in that epoch. */
+  /** (dataflow/partition@epoch) → replicas that accepted a write (a batch or a delivery) in that epoch. */
   readonly writers = new Map<string, Set<string>>();
   /** Replicas whose storage was wiped at some point. */
   readonly wiped = new Set<string>();
@@ -56,8 +59,17 @@ export class SimReplicas {
   readonly #brokenLoads = new Set<string>();
   /** Operators a variant's `operator` hook already replaced. */
   readonly #patched = new WeakSet<object>();
+  readonly #readerRoutes: (ids: readonly string[]) => ReaderRoute[];
 
-  constructor(clock: SimClock, rng: Rng, config: SimNetConfig, checks: { hooks: VariantHooks; violations: Violations; history: StableHistory; trace: (line: string) => void }) {
+  /** @param readerRoutes what the coordinator tells an upstream primary of its readers (throws while it is down). */
+  constructor(
+    clock: SimClock,
+    rng: Rng,
+    config: SimNetConfig,
+    checks: { hooks: VariantHooks; violations: Violations; history: StableHistory; trace: (line: string) => void },
+    readerRoutes: (ids: readonly string[]) => ReaderRoute[],
+  ) {
+    this.#readerRoutes = readerRoutes;
     this.#clock = clock;
     this.#rng = rng;
     this.#config = config;
@@ -70,15 +82,20 @@ export class SimReplicas {
   replica(name: string): SimReplica {
     let r = this.replicas.get(name);
     if (!r) {
-      r = { storage: this.#storage(), host: null, fault: null, healed: [] };
+      r = { storage: this.#storage(), node: null, fault: null, healed: [] };
       this.replicas.set(name, r);
     }
     return r;
   }
 
   host(name: string): ReplicaHost {
+    return this.node(name).host;
+  }
+
+  /** The replica with its exchange layer (its deliverer, its answers to deliveries). */
+  node(name: string): StageNode {
     const r = this.replica(name);
-    return (r.host ??= new ReplicaHost(r.storage, this.#config.tuning, this.#forwardPort(name)));
+    return (r.node ??= new StageNode(r.storage, this.#config.tuning, this.#forwardPort(name), this.#deliveryPort(name), () => this.#clock.now));
   }
 
   inject(name: string, kind: SimFault | "wipe" | "heal"): void {
@@ -91,13 +108,13 @@ export class SimReplicas {
       this.wiped.add(name);
       r.storage.wipe();
       // Memory goes with it: an in-flight forward's reply must not write the old state back.
-      r.host?.forget();
-      r.host = null;
+      r.node?.host.forget();
+      r.node = null;
     } else {
       r.fault = kind;
       if (kind === "crash") {
-        r.host?.forget();
-        r.host = null;
+        r.node?.host.forget();
+        r.node = null;
       }
     }
   }
@@ -125,7 +142,7 @@ export class SimReplicas {
   /** God's-eye view of a replica that is up and holds memory (no load, so no side effects): its state, or null. */
   live(name: string): ReplicaState | null {
     const r = this.replicas.get(name);
-    return r?.host && r.fault === null ? this.peek(name) : null;
+    return r?.node && r.fault === null ? this.peek(name) : null;
   }
 
   /** God's-eye status of a replica (null: no state, or it cannot load). */
@@ -142,7 +159,7 @@ export class SimReplicas {
 
   /** A port whose calls fail after `deadlineMs` (the caller's deadline) like a real stub with a timeout. */
   port(deadlineMs: number, probeDeadlineMs = deadlineMs): ReplicaPort & MonitorPort {
-    const call = <T>(name: string, method: string, run: (host: ReplicaHost) => T | Promise<T>, ms = deadlineMs) => this.#call(name, method, run, ms);
+    const call = <T>(name: string, method: string, run: (host: ReplicaHost) => T | Promise<T>, ms = deadlineMs) => this.#call(name, method, (n) => run(n.host), ms);
     const hooks = this.#hooks;
     return {
       write: (name, msg) => call(name, "write", (h) => this.#wrote(name, h, msg.epoch, hooked(hooks.write, h, msg, (m) => h.write(m)))),
@@ -150,7 +167,7 @@ export class SimReplicas {
       replicate: (name, msg) => call(name, "replicate", (h) => this.#replicate(h, msg)),
       readLog: (name, epoch, fromLsn, toLsn) =>
         call(name, "readLog", (h) => hooked(hooks.readLog, h, { epoch, fromLsn, toLsn }, (m) => h.readLog(m.epoch, m.fromLsn, m.toLsn))),
-      probe: (name) => call(name, "probe", (h) => h.probe(), probeDeadlineMs),
+      probe: (name) => this.#call(name, "probe", (n) => n.probe(), probeDeadlineMs),
       configure: (name, msg) => call(name, "configure", (h) => h.init(msg)),
       beginSeed: (name, epoch) => call(name, "beginSeed", (h) => beginSeed(h, epoch)),
       readSeedChunk: (name, epoch, id, index) => call(name, "readSeedChunk", (h) => readSeedChunk(h, epoch, id, index)),
@@ -170,12 +187,35 @@ export class SimReplicas {
    * it is down or hung, an error they throw recorded.
    */
   #forwardPort(name: string): ForwardPort {
-    const send = (standby: string, msg: Replicate) => this.#call(standby, "replicate", (h) => this.#replicate(h, msg), this.#config.forwardDeadlineMs);
+    const send = (standby: string, msg: Replicate) => this.#call(standby, "replicate", (n) => this.#replicate(n.host, msg), this.#config.forwardDeadlineMs);
     const forward = this.#hooks.forward;
     const later = this.#hooks.later;
     return {
       replicate: (standby, msg) => (forward ? forward(standby, msg, (m) => send(standby, m)) : send(standby, msg)),
-      later: <T>(step: () => T) => this.#call(name, "close step", (h) => (later ? later(h, step) : step()), LATER_DEADLINE_MS),
+      later: <T>(step: () => T) => this.#call(name, "close step", (n) => (later ? later(n.host, step) : step()), LATER_DEADLINE_MS),
+    };
+  }
+
+  /**
+   * An upstream primary's deliveries to stages (issue 27): through the network with the
+   * forward deadline; its wake-ups run like its own later steps (not while it is down).
+   * Outputs a stage cannot read are a violation: the simulator's specs read every output.
+   */
+  #deliveryPort(name: string): DeliveryPort {
+    const deliver = this.#hooks.deliver;
+    const accept = async (n: StageNode, msg: Deliver) => {
+      const reply = await (deliver ? deliver(n, msg, (m) => n.deliver(m)) : n.deliver(msg));
+      if (reply.status === "accepted") this.#noteWriter(n.host.status()?.name ?? "?", n.host, msg.epoch);
+      return reply;
+    };
+    const send = (replica: string, msg: Deliver) => this.#call(replica, "deliver", (n) => accept(n, msg), this.#config.forwardDeadlineMs);
+    return {
+      readers: async (ids) => this.#readerRoutes(ids),
+      deliver: (replica, msg) => (this.#hooks.sendDelivery ? this.#hooks.sendDelivery(this.live(name), msg, (m) => send(replica, m)) : send(replica, msg)),
+      reportFailure: () => undefined,
+      wakeAt: (atMs) =>
+        void this.#clock.sleep(Math.max(0, atMs - this.#clock.now)).then(() => this.#call(name, "deliverer wake", (n) => n.deliverer.kick(), LATER_DEADLINE_MS).catch(() => undefined)),
+      warn: (message) => this.#violations.add("exception", `${name} (exchange): ${message}`),
     };
   }
 
@@ -183,7 +223,7 @@ export class SimReplicas {
     return hooked(this.#hooks.replicate, host, msg, (m) => host.replicate(m));
   }
 
-  async #call<T>(name: string, method: string, run: (host: ReplicaHost) => T | Promise<T>, deadlineMs: number): Promise<T> {
+  async #call<T>(name: string, method: string, run: (node: StageNode) => T | Promise<T>, deadlineMs: number): Promise<T> {
     const deadline = this.#clock.timer(deadlineMs);
     const work = (async () => {
       await this.#clock.sleep(1 + this.#rng.int(this.#config.maxLatencyMs));
@@ -219,13 +259,13 @@ export class SimReplicas {
   }
 
   /** Runs the real replica code; an error it throws is a violation (the simulator injects none there), and fails the call. */
-  #serve<T>(name: string, method: string, run: (host: ReplicaHost) => T | Promise<T>): Promise<T> {
+  #serve<T>(name: string, method: string, run: (node: StageNode) => T | Promise<T>): Promise<T> {
     const thrown = (err: unknown): never => {
       this.#violations.exception(`replica ${name} ${method}`, err);
       throw new RecordedError(`${name} ${method} threw`, { cause: err });
     };
     try {
-      return Promise.resolve(run(this.host(name))).catch(thrown);
+      return Promise.resolve(run(this.node(name))).catch(thrown);
     } catch (err) {
       return thrown(err);
     }
@@ -234,13 +274,17 @@ export class SimReplicas {
   /** Remembers which replicas accepted a write in which partition@epoch (the caller's epoch). */
   async #wrote(name: string, host: ReplicaHost, sentEpoch: number, written: Promise<WriteReply>): Promise<WriteReply> {
     const reply = await written;
-    if (reply.status === "ok" && reply.results.some((r) => r.status === "applied")) {
-      const key = `${host.status()?.partition ?? -1}@${sentEpoch}`;
-      const set = this.writers.get(key) ?? new Set<string>();
-      set.add(name);
-      this.writers.set(key, set);
-    }
+    if (reply.status === "ok" && reply.results.some((r) => r.status === "applied")) this.#noteWriter(name, host, sentEpoch);
     return reply;
+  }
+
+  /** Remembers that `name` accepted a write (a batch, or a stage's delivery) at `epoch`. */
+  #noteWriter(name: string, host: ReplicaHost, epoch: number): void {
+    const status = host.status();
+    const key = `${status?.dataflowId ?? "?"}/${status?.partition ?? -1}@${epoch}`;
+    const set = this.writers.get(key) ?? new Set<string>();
+    set.add(name);
+    this.writers.set(key, set);
   }
 
   #storage(): MemoryReplicaStorage {

@@ -1,18 +1,19 @@
 /**
- * The simulated world of one seed (issue 4): replicas, the coordinator's durable record,
- * routers' caches, producers' bookkeeping and cursor readers, all driven by one seeded
- * RNG over simulated time. The actors that act on it are in `sim-actors.ts`; the run and
- * its final checks in `run-simulation.ts`.
+ * The simulated world of one seed (issue 4): replicas, the coordinator's durable records
+ * (one dataflow, or for the pipeline workloads several: issue 27), routers' caches,
+ * producers' bookkeeping and cursor readers, all driven by one seeded RNG over simulated
+ * time. The actors that act on it are in `sim-actors.ts`; the run and its final checks in
+ * `run-simulation.ts`.
  */
 import { desiredConfigs } from "../../shared/monitor/desired-config.ts";
-import { planDataflow } from "../../shared/plan-dataflow.ts";
 import { WriteCoalescer } from "../../shared/router/write-coalescer.ts";
-import { DataflowSpecSchema } from "../../shared/dataflow-checks/dataflow-spec-schema.ts";
+import type { ReaderRoute } from "../../shared/stages/deliverer.ts";
 import type { DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
-import { DataflowRecordSchema, type DataflowRecord } from "../../shared/wire/routing.ts";
+import { sourcesOf } from "../../shared/wire/dataflow-spec.ts";
+import type { DataflowRecord } from "../../shared/wire/routing.ts";
 import { rng as makeRng } from "../helpers/rng.ts";
-import { CursorReader } from "./sim-checks.ts";
 import { SimClock } from "./sim-clock.ts";
+import { hasStages, SimDataflow, workloadSpecs, type Workload } from "./sim-dataflows.ts";
 import { SimReplicas } from "./sim-replicas.ts";
 import { StableHistory } from "./stable-history.ts";
 import type { VariantHooks } from "./variant-hooks.ts";
@@ -28,19 +29,6 @@ export interface SimOptions {
   workload?: Workload;
   /** How long a batch may go unacknowledged, and the run may take to settle after faults stop (default 30 s). */
   settleLimitMs?: number;
-}
-
-export const WORKLOADS = ["window", "heavy-hitters", "ticks"] as const;
-export type Workload = (typeof WORKLOADS)[number];
-
-/** The dataflow of each workload; every one reports each record once (`n`, or `packets` per source). */
-function workloadSpec(workload: Workload, partitions: number): unknown {
-  const base = { stream: "s", key: "k", timeField: "ts", partitions };
-  const window = { window: { kind: "tumbling", sizeMs: 100 }, aggregates: { n: { op: "count" }, v: { op: "sum", field: "v" } } };
-  if (workload === "window") return { ...base, ...window };
-  if (workload === "ticks") return { ...base, ...window, idleAdvanceMs: 0 };
-  // Every source that sent anything alerts (one destination suffices), so `packets` counts every record.
-  return { ...base, operator: { name: "heavy-hitters", params: { windowMs: 100, bytesField: "v", destinationField: "k", minDestinations: 1 } } };
 }
 
 export type Batch = { producer: string; seq: number; events: { k: string; ts: number; v: number }[] };
@@ -63,6 +51,12 @@ export interface FaultCoverage {
   whileWriting: number;
   /** Every fault by kind, coordinator outages included. */
   kinds: Record<string, number>;
+  /** Replica faults that hit a stage (a dataflow reading another's results; issue 27). */
+  stageFaults: number;
+  /** Batches producers resent because a stage lagged too far behind (503 BACKPRESSURE). */
+  backpressure: number;
+  /** Results the last stage held at the end (closed and open). */
+  stageResults: number;
 }
 
 export class SimWorld {
@@ -75,21 +69,17 @@ export class SimWorld {
   readonly variant: Variant | null;
   readonly options: SimOptions;
   readonly replicas: SimReplicas;
-  readonly spec: DataflowSpec;
-  /** The coordinator's durable state: what the monitor saved last, and whether it is up. */
-  stored: string;
-  storedHealth = "{}";
+  /** Every dataflow, the one producers post to first; then its stages, upstreams before readers. */
+  readonly dataflows: SimDataflow[];
+  /** Whether the coordinator is up. */
   coordinatorUp = true;
-  readonly initial: DataflowRecord;
   readonly routingTtlMs: number;
   readonly settleLimitMs: number;
   /** Each router's cached routing and its coalescer of concurrent writes (one per isolate). */
   readonly routers: { cache: DataflowRecord; fetchedAt: number; coalescer: WriteCoalescer }[];
   readonly acked = new Map<string, Batch>();
   readonly allBatches = new Map<string, Batch>();
-  readonly readers: CursorReader[];
-  #parsed: { json: string; record: DataflowRecord } | null = null;
-  readonly coverage: FaultCoverage = { replicaFaults: 0, duringRecovery: 0, bothDown: 0, whileWriting: 0, kinds: {} };
+  readonly coverage: FaultCoverage = { replicaFaults: 0, duringRecovery: 0, bothDown: 0, whileWriting: 0, kinds: {}, stageFaults: 0, backpressure: 0, stageResults: 0 };
   /** Set once the fault injector has injected everything it planned (producers keep writing until then). */
   faultsDone = false;
   /** Set once every producer has all its batches acknowledged. */
@@ -108,27 +98,65 @@ export class SimWorld {
     const tuning = { dedupWindow: 256, checkpointEvery: 1 + this.rng.int(4), checkpointSliceKeys: 1, closeKeysPerStep };
     this.hooks = variantHooks(this.variant, tuning);
     const checks = { hooks: this.hooks, violations: this.violations, history: this.history, trace: log };
-    this.replicas = new SimReplicas(this.clock, this.rng, { maxLatencyMs: 8, slowMs: 200, duplicateChance: 0.05, forwardDeadlineMs: FORWARD_DEADLINE_MS, tuning }, checks);
-    this.spec = DataflowSpecSchema.parse(workloadSpec(options.workload ?? "window", 1 + this.rng.int(3)));
-    this.stored = JSON.stringify({ ...planDataflow("df", this.spec, 0), ready: true });
-    this.initial = this.record();
-    for (const route of this.initial.routes) {
-      for (const init of desiredConfigs(this.initial, route)) this.replicas.host(init.name).init({ ...init, create: true });
+    const specs = workloadSpecs(options.workload ?? "window", (n) => this.rng.int(n));
+    // Small deliveries and outbox bounds, so stages see bounded deliveries and backpressure (issue 27);
+    // drawn only for the pipeline workloads, so the other workloads' seeds run as they did before.
+    const staged = hasStages(options.workload ?? "window");
+    const exchange = staged
+      ? { maxRecords: 1 + this.rng.int(4), idleIntervalMs: 5 + this.rng.int(20), retryMs: 20, boundOutputs: 4 + this.rng.int(30), maxKeyLength: 256 }
+      : { maxRecords: 1_000, idleIntervalMs: 10, retryMs: 20, boundOutputs: 1_000, maxKeyLength: 256 };
+    const net = { maxLatencyMs: 8, slowMs: 200, duplicateChance: 0.05, forwardDeadlineMs: FORWARD_DEADLINE_MS, tuning: { ...tuning, ...exchange } };
+    this.replicas = new SimReplicas(this.clock, this.rng, net, checks, (ids) => this.readerRoutes(ids));
+    this.dataflows = specs.map(({ id, spec }) => {
+      const readers = specs.filter((s) => sourcesOf(s.spec).includes(id)).map((s) => s.id).sort();
+      return new SimDataflow(id, spec, readers, this.violations);
+    });
+    for (const dataflow of this.dataflows) {
+      const record = dataflow.record();
+      for (const route of record.routes) {
+        for (const init of desiredConfigs(record, route)) this.replicas.host(init.name).init({ ...init, create: true });
+      }
     }
     this.routingTtlMs = 50 + this.rng.int(1500);
     this.routers = Array.from({ length: 2 + this.rng.int(5) }, () => ({
-      cache: this.initial,
+      cache: this.first.record(),
       fetchedAt: 0,
       coalescer: new WriteCoalescer({ maxBatches: 1 + this.rng.int(8), maxChars: 2000, pollMs: 1, giveUpMs: 2 * ROUTER_DEADLINE_MS, staleMs: 1.5 * ROUTER_DEADLINE_MS, lingerPolls: this.rng.int(3) }),
     }));
-    this.readers = this.initial.routes.map((r) => new CursorReader(r.partition, this.violations));
   }
 
-  /** Counts one injected fault of `kind` (a replica fault unless it is a coordinator outage). */
-  count(kind: string, replicaFault: boolean, duringRecovery = false): void {
+  /** The dataflow producers post to (its stream). */
+  get first(): SimDataflow {
+    return this.dataflows[0] as SimDataflow;
+  }
+
+  /** Its spec. */
+  get spec(): DataflowSpec {
+    return this.first.spec;
+  }
+
+  /** The dataflow named `id`. */
+  dataflow(id: string): SimDataflow {
+    const found = this.dataflows.find((d) => d.id === id);
+    if (!found) throw new Error(`the simulated world has no dataflow '${id}'`);
+    return found;
+  }
+
+  /** What an upstream primary learns of its readers from the coordinator (fails while it is down). */
+  readerRoutes(ids: readonly string[]): ReaderRoute[] {
+    if (!this.coordinatorUp) throw new InjectedFailure("coordinator down");
+    return ids.map((id) => {
+      const { spec, routes } = this.dataflow(id).record();
+      return { id, spec, routes: routes.map((r) => ({ primary: r.primary, epoch: r.epoch })) };
+    });
+  }
+
+  /** Counts one injected fault of `kind` (a replica fault unless it is a coordinator outage; `onStage`: of a stage's replica). */
+  count(kind: string, replicaFault: boolean, duringRecovery = false, onStage = false): void {
     this.coverage.kinds[kind] = (this.coverage.kinds[kind] ?? 0) + 1;
     if (!replicaFault) return;
     this.coverage.replicaFaults += 1;
+    if (onStage) this.coverage.stageFaults += 1;
     if (!this.clientsDone) this.coverage.whileWriting += 1;
     if (duringRecovery) this.coverage.duringRecovery += 1;
   }
@@ -137,15 +165,14 @@ export class SimWorld {
     if (this.options.trace) this.trace.push(`[${String(this.clock.now).padStart(6)}] ${line}`);
   }
 
-  /** The stored record, read with a god's-eye view (works while the coordinator is down). Read-only: it is shared until the next save. */
+  /** The first dataflow's stored record, read with a god's-eye view (works while the coordinator is down). Read-only: it is shared until the next save. */
   record(): DataflowRecord {
-    if (this.#parsed?.json !== this.stored) this.#parsed = { json: this.stored, record: DataflowRecordSchema.parse(JSON.parse(this.stored)) };
-    return this.#parsed.record;
+    return this.first.record();
   }
 
-  /** The stored record as a router or the monitor reads it (read-only; the monitor copies it): fails while the coordinator is down. */
-  load(): DataflowRecord {
+  /** A stored record as a router or the monitor reads it (read-only; the monitor copies it): fails while the coordinator is down. */
+  load(dataflow: SimDataflow = this.first): DataflowRecord {
     if (!this.coordinatorUp) throw new InjectedFailure("coordinator down");
-    return this.record();
+    return dataflow.record();
   }
 }

@@ -16,10 +16,10 @@ interface StableEntry {
 }
 
 export class StableHistory {
-  /** partition → LSN → the entry first made stable there. */
-  readonly partitions = new Map<number, Map<number, StableEntry>>();
-  /** partition → epoch → the lowest LSN a primary of that epoch made stable first. */
-  readonly #firstNewLsn = new Map<number, Map<number, number>>();
+  /** `dataflow/partition` → LSN → the entry first made stable there. */
+  readonly partitions = new Map<string, Map<number, StableEntry>>();
+  /** `dataflow/partition` → epoch → the lowest LSN a primary of that epoch made stable first. */
+  readonly #firstNewLsn = new Map<string, Map<number, number>>();
   readonly #violations: Violations;
 
   constructor(violations: Violations) {
@@ -43,8 +43,8 @@ export class StableHistory {
     };
   }
 
-  /** The partition's stable entries in LSN order, up to `throughLsn`, and the first missing LSN if any. */
-  log(partition: number, throughLsn: number): { entries: LogEntry[]; missing: number | null } {
+  /** The stable entries of `partition` (`dataflow/partition`) in LSN order, up to `throughLsn`, and the first missing LSN if any. */
+  log(partition: string, throughLsn: number): { entries: LogEntry[]; missing: number | null } {
     const map = this.partitions.get(partition) ?? new Map<number, StableEntry>();
     const entries: LogEntry[] = [];
     for (let lsn = 1; lsn <= throughLsn; lsn++) {
@@ -56,20 +56,21 @@ export class StableHistory {
   }
 
   #record(meta: ReplicaMeta, entry: LogEntry): void {
-    const map = this.partitions.get(meta.partition) ?? new Map<number, StableEntry>();
-    this.partitions.set(meta.partition, map);
+    const where = partitionOf(meta);
+    const map = this.partitions.get(where) ?? new Map<number, StableEntry>();
+    this.partitions.set(where, map);
     if (meta.role === "primary") this.#checkEpochOrder(meta, entry);
     const earlier = map.get(entry.lsn);
     if (!earlier) {
       map.set(entry.lsn, { entry, by: meta.name, epoch: meta.epoch });
-      if (meta.role === "primary") this.#firstNew(meta.partition).set(meta.epoch, Math.min(this.#firstNew(meta.partition).get(meta.epoch) ?? Infinity, entry.lsn));
+      if (meta.role === "primary") this.#firstNew(where).set(meta.epoch, Math.min(this.#firstNew(where).get(meta.epoch) ?? Infinity, entry.lsn));
       return;
     }
     const same = earlier.entry.producer === entry.producer && earlier.entry.seq === entry.seq && earlier.entry.records === entry.records;
     if (!same) {
       this.#violations.add(
         "stable-log",
-        `partition ${meta.partition} LSN ${entry.lsn}: ${meta.name} (epoch ${meta.epoch}) made ${entry.producer}#${entry.seq} stable, ${earlier.by} (epoch ${earlier.epoch}) made ${earlier.entry.producer}#${earlier.entry.seq} stable`,
+        `${where} LSN ${entry.lsn}: ${meta.name} (epoch ${meta.epoch}) made ${entry.producer}#${entry.seq} stable, ${earlier.by} (epoch ${earlier.epoch}) made ${earlier.entry.producer}#${earlier.entry.seq} stable`,
       );
     }
   }
@@ -80,11 +81,11 @@ export class StableHistory {
    * LSN at or past that point is a write a zombie accepted at its old epoch.
    */
   #checkEpochOrder(meta: ReplicaMeta, entry: LogEntry): void {
-    for (const [epoch, firstLsn] of this.#firstNew(meta.partition)) {
+    for (const [epoch, firstLsn] of this.#firstNew(partitionOf(meta))) {
       if (epoch > meta.epoch && firstLsn <= entry.lsn) {
         this.#violations.add(
           "zombie-write",
-          `partition ${meta.partition}: ${meta.name}, primary of epoch ${meta.epoch}, made ${entry.producer}#${entry.seq} stable at LSN ${entry.lsn}; the primary of epoch ${epoch} made new writes stable from LSN ${firstLsn} on`,
+          `${partitionOf(meta)}: ${meta.name}, primary of epoch ${meta.epoch}, made ${entry.producer}#${entry.seq} stable at LSN ${entry.lsn}; the primary of epoch ${epoch} made new writes stable from LSN ${firstLsn} on`,
         );
         return;
       }
@@ -92,9 +93,14 @@ export class StableHistory {
   }
 
   /** Per epoch, the lowest LSN a primary of that epoch made stable first. */
-  #firstNew(partition: number): Map<number, number> {
+  #firstNew(partition: string): Map<number, number> {
     let map = this.#firstNewLsn.get(partition);
     if (!map) this.#firstNewLsn.set(partition, (map = new Map()));
     return map;
   }
+}
+
+/** `dataflow/partition`: how the history names a replica's partition. */
+function partitionOf(meta: Pick<ReplicaMeta, "dataflowId" | "partition">): string {
+  return `${meta.dataflowId}/${meta.partition}`;
 }

@@ -11,6 +11,9 @@ import type { ReplicaHost } from "../../shared/replica/replica-host.ts";
 import type { Role } from "../../shared/wire/persisted.ts";
 import type { DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
 import type { LogEntry } from "../../shared/wire/persisted.ts";
+import type { StageNode } from "../../shared/stages/stage-node.ts";
+import type { ReplicaState } from "../../shared/replica/replica-state.ts";
+import type { Deliver, DeliverReply } from "../../shared/wire/replica-rpc.ts";
 import type { BatchOutcome, FinishSeed, FinishSeedReply, FlushReply, NumberedOutput, Refusal, Replicate, ReplicateReply, ReplicaStatus, SeedProgressReply, Write, WriteReply } from "../../shared/wire/replica-rpc.ts";
 import type { DataflowRecord, HealthMap } from "../../shared/wire/routing.ts";
 import type { FluxRecord } from "../../shared/wire/window-result.ts";
@@ -42,6 +45,10 @@ export interface VariantHooks {
   operator?: (live: LiveOperator, spec: DataflowSpec) => LiveOperator;
   /** Wraps a replica's storage when it is created. */
   storage?: (storage: MemoryReplicaStorage, dedupWindow: number) => void;
+  /** Around a stage primary's answer to a delivery (issue 27; `node` holds the stage replica). */
+  deliver?: (node: StageNode, msg: Deliver, run: (msg: Deliver) => Promise<DeliverReply>) => Promise<DeliverReply>;
+  /** Around an upstream primary's sending of a delivery (`sender`: its state, null when down; `run` sends it through the network). */
+  sendDelivery?: (sender: ReplicaState | null, msg: Deliver, run: (msg: Deliver) => Promise<DeliverReply>) => Promise<DeliverReply>;
   /** Rewrites the sub-batches a router is about to write (partition → records). */
   route?: (subBatches: Map<number, FluxRecord[]>) => Map<number, FluxRecord[]>;
   /**

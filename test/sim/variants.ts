@@ -5,12 +5,13 @@
  * invariant it breaks, the runs (fault mode and workload) in which it must be caught, and
  * per run the most seeds the simulator may need: about 5× the seeds it took when measured.
  */
-import type { Workload } from "./sim-world.ts";
+import type { Workload } from "./sim-dataflows.ts";
 import { ackWholeGroup, acksEarly, answerPendingAtOnce, applyUnstable, doubleOnStandby, dropTicks, pageFromCursor, pageSkipsFirst, pageWithOpenWindow, logToStoredLsn, outputsWithoutProgress, pastGaps, shiftWindow, trimEarly, unfenced, withoutDedup, type VariantHooks } from "./variant-hooks.ts";
 import { adoptPartialSeed, progressPastHeld } from "./variant-hooks-seed.ts";
 import { replicateCurrentValues, trimAtCheckpointBegin, writeCurrentValues } from "./variant-hooks-checkpoint.ts";
 import { applyCloseAtOnce, closedKeysOpen, dropClosedThrough } from "./variant-hooks-close.ts";
 import { hideUnavailable, keepEpochOnTakeover, resumeFromLowest } from "./variant-hooks-monitor.ts";
+import { dropSourceProgress, keepRedelivered, watermarkOnEveryDelivery } from "./variant-hooks-stages.ts";
 import type { Invariant } from "./violations.ts";
 
 /** A fault mode and workload a variant runs in. */
@@ -194,6 +195,29 @@ export const VARIANTS = {
     // Measured at seed 1 (window) when added.
     runs: [{ bound: 5 }, { workload: "ticks", bound: 5 }],
     hooks: () => ({ later: applyCloseAtOnce }),
+  },
+  "stage-forgets-progress": {
+    what: "a stage's checkpoints leave out what it holds of each upstream partition: a replica restored from one counts redelivered results again",
+    // A fresh standby seeded from such a checkpoint disagrees with its primary; a primary that
+    // comes back from both replicas down counts what its upstreams deliver again.
+    breaks: ["replicas-agree", "stage-exactly-once"],
+    // Measured at seeds 2, 3 and 3 (the later of its two invariants) when added.
+    runs: [{ workload: "pipeline2", bothDown: true, bound: 10 }, { workload: "pipeline3", bothDown: true, bound: 15 }, { workload: "join", bothDown: true, bound: 15 }],
+    hooks: () => ({ storage: dropSourceProgress }),
+  },
+  "stage-keeps-redelivered": {
+    what: "a stage primary takes results it already holds, resent after a lost answer, for new ones and counts them again",
+    breaks: ["stage-exactly-once"],
+    // Measured at seeds 3, 1 and 1 when added.
+    runs: [{ workload: "pipeline2", bound: 15 }, { workload: "pipeline3", bound: 5 }, { workload: "join", bound: 5 }],
+    hooks: () => ({ deliver: keepRedelivered }),
+  },
+  "stage-watermark-early": {
+    what: "an upstream primary puts its watermark on a delivery bounded before its last output",
+    breaks: ["stage-no-late", "stage-exactly-once"],
+    // Measured at seed 1 in each when added.
+    runs: [{ workload: "pipeline2", bound: 5 }, { workload: "pipeline3", bound: 5 }, { workload: "join", bound: 5 }],
+    hooks: () => ({ sendDelivery: watermarkOnEveryDelivery }),
   },
 } as const satisfies Record<string, VariantSpec>;
 

@@ -17,6 +17,8 @@ export const INVARIANTS = {
   "stable-prefix": "every output a reader gets is already held by the standby",
   "results-once": "a primary never holds a (window, key) both as an output and as an open result (a close spread over steps included)",
   "one-writer-per-epoch": "per epoch of a partition, at most one replica accepts writes",
+  "stage-exactly-once": "a settled stage holds every result of every upstream partition exactly once: its outputs and open results equal a fresh operator fed all of them, closed at its effective watermark",
+  "stage-no-late": "no result reaches a stage after the stage closed its window: its clock is the lowest watermark over every upstream partition",
   settles: "after faults stop, everything is acknowledged and every partition healthy and caught up within 30 s",
   "replicas-agree": "a settled partition's replicas hold the same log, outputs, open results and late count",
   unavailable: "with both replicas down, the partition reports unavailable",

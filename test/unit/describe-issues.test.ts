@@ -16,7 +16,7 @@ describe("describeIssues", () => {
     ["a number out of range", { ...base, partitions: 100 }, ["partitions: must be at most 64, got 100"]],
     ["an unknown window kind", { ...base, window: { kind: "tumblin", sizeMs: 1 } }, ['window.kind: must be "tumbling" or "sliding", got "tumblin"']],
     ["an unknown aggregate", { ...base, aggregates: { n: { op: "cnt" } } }, ['aggregates.n.op: must be one of "count", "sum", "min", "max", "avg", "distinct", "topk", got "cnt"']],
-    ["a missing field", { key: "k", window: base.window, aggregates: base.aggregates }, ["stream: must be a string (missing)"]],
+    ["a missing field", { stream: "s", window: base.window, aggregates: base.aggregates }, ["key: must be a string or an array (missing)"]],
     ["a key of the wrong type", { ...base, key: 3 }, ["key: must be a string or an array, got 3"]],
     ["a bad literal", { ...base, replication: 3 }, ["replication: must be 1 or 2, got 3"]],
     ["an unknown field", { ...base, colour: "red" }, ["(body): unknown field 'colour'"]],

@@ -35,9 +35,9 @@ describe("buildOpenApi", () => {
   it("takes request bodies and parameters from the validation schemas", () => {
     const put = doc.paths["/v1/dataflows/{id}"]?.put;
     const spec = put?.requestBody?.content["application/json"]?.schema;
-    expect(Object.keys(spec?.properties ?? {})).toEqual(expect.arrayContaining(["stream", "key", "project", "window", "aggregates", "operator", "idleAdvanceMs", "partitions", "replication"]));
-    // Either window and aggregates or an operator: the schema's refinement checks which.
-    expect(spec?.required).toEqual(["stream", "key"]);
+    expect(Object.keys(spec?.properties ?? {})).toEqual(expect.arrayContaining(["stream", "from", "key", "project", "window", "aggregates", "operator", "idleAdvanceMs", "partitions", "replication"]));
+    // Either window and aggregates or an operator, and a stream or `from`: the schema's refinement checks which.
+    expect(spec?.required).toEqual(["key"]);
     const post = doc.paths["/v1/streams/{stream}/events"]?.post;
     expect(post?.parameters?.filter((p) => p.in === "header").map((p) => [p.name, p.required])).toEqual([
       ["flux-producer-id", true],

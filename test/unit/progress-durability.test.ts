@@ -9,7 +9,7 @@ import { spec } from "../helpers/fixtures.ts";
 const tuning = { dedupWindow: 64, checkpointEvery: 100 };
 const meta = (overrides: Partial<ReplicaMeta> = {}): ReplicaMeta => ({
   v: 1, name: "r", dataflowId: "df", partition: 0, spec: spec(), role: "primary", epoch: 1, hasStandby: true, standby: "s",
-  lsn: 2, appliedLsn: 2, standbyAckLsn: 2, checkpointLsn: 0, checkpointOutputSeq: 0, outputSeq: 0, holdLogAfterLsn: null, configVersion: 1,
+  lsn: 2, appliedLsn: 2, standbyAckLsn: 2, checkpointLsn: 0, checkpointOutputSeq: 0, outputSeq: 0, holdLogAfterLsn: null, configVersion: 1, readers: [],
   ...overrides,
 });
 const none = (): ReplicaEffects => ({ log: [], outputs: [] });
@@ -35,7 +35,7 @@ describe("durableMeta", () => {
   });
 
   it("stores everything exactly when a configuration or identity field changed, or an LSN moved down", () => {
-    for (const change of [{ epoch: 2 }, { role: "standby" as const }, { hasStandby: false }, { holdLogAfterLsn: 1 }, { configVersion: 2 }, { spec: spec({ partitions: 3 }) }]) {
+    for (const change of [{ epoch: 2 }, { role: "standby" as const }, { hasStandby: false }, { holdLogAfterLsn: 1 }, { configVersion: 2 }, { readers: ["x"] }, { spec: spec({ partitions: 3 }) }]) {
       const next = meta({ lsn: 4, ...change });
       expect(durableMeta(stored, next, none()), JSON.stringify(change)).toEqual(next);
     }

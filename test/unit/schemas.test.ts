@@ -199,6 +199,10 @@ describe("parseFluxConfig", () => {
     seedPacing: 2.5,
     locationHints: [],
     enableFaults: false,
+    boundOutputs: 10_000,
+    idleIntervalMs: 100,
+    retryMs: 250,
+    maxRecords: 1_000,
   };
 
   it("uses the defaults when nothing is set and ignores unknown vars", () => {

@@ -144,7 +144,7 @@ async function checkAgainstReference(where: string, cluster: MemoryCluster, s: D
     if (route.standby) await cluster.host(route.primary).flush(route.epoch);
     const status = cluster.host(route.primary).status();
     expect(status?.appliedLsn, `${where}: primary stable prefix`).toBe(status?.lsn);
-    const { entries, missing } = history.log(route.partition, status?.appliedLsn ?? 0);
+    const { entries, missing } = history.log(`${current.id}/${route.partition}`, status?.appliedLsn ?? 0);
     expect(missing, `${where}: partition ${route.partition} stable log`).toBeNull();
     const reference = referenceRun(s, route.partition, entries, batches);
     const outputs = (name: string) => cluster.storages.get(name)?.outputs ?? [];

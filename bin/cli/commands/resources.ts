@@ -1,6 +1,7 @@
 /** `flux ls`, `flux get` and `flux rm`: dataflows and declared streams. */
 import { Command } from "commander";
 import type { DataflowView } from "../../../shared/wire/api.ts";
+import { sourcesOf } from "../../../shared/wire/dataflow-spec.ts";
 import { action, contextOf } from "../context.ts";
 import { UsageError } from "../exit-codes.ts";
 import { table } from "../output.ts";
@@ -26,7 +27,7 @@ export function lsCommand(): Command {
         if (kind !== "dataflows") throw new UsageError(`ls: unknown kind '${kind}' (dataflows or streams)`);
         const dataflows = await ctx.client.listDataflows();
         ctx.print({ dataflows }, () =>
-          table([["DATAFLOW", "STREAM", "PARTITIONS", "REPLICATION", "READY", "HEALTH"], ...dataflows.map((d) => [d.id, d.spec.stream, String(d.spec.partitions), String(d.spec.replication), d.deleting ? "deleting" : String(d.ready), health(d)])]),
+          table([["DATAFLOW", "STREAM", "PARTITIONS", "REPLICATION", "READY", "HEALTH"], ...dataflows.map((d) => [d.id, d.spec.stream ?? `from ${sourcesOf(d.spec).join(",")}`, String(d.spec.partitions), String(d.spec.replication), d.deleting ? "deleting" : String(d.ready), health(d)])]),
         );
       }),
     );

@@ -1,6 +1,7 @@
 /**
  * `flux status [--watch]`: per dataflow, a table of partitions (status, epoch, primary and
- * standby with their LSNs, lag, recovery) and its recent takeovers and recoveries.
+ * standby with their LSNs, lag, recovery), for a stage a table of the edges into it
+ * (results produced, delivered and acknowledged), and its recent takeovers and recoveries.
  */
 import { Command } from "commander";
 import type { StatusResponse } from "../../../shared/wire/api.ts";
@@ -26,7 +27,13 @@ function describeDataflow(d: DataflowStatus, recentEvents = 5): string {
     const recovery = p.recovery ? `${p.recovery.phase} ${p.recovery.replica}` : "-";
     return [String(p.partition), p.status, String(p.epoch), replicaCell(primary), replicaCell(standby), lag === null ? "-" : String(lag), String(primary?.lateRecords ?? 0), recovery];
   });
-  const lines = [`dataflow ${d.id} (stream ${d.stream})${d.ready ? "" : " NOT READY"}`, table([["PART", "STATUS", "EPOCH", "PRIMARY", "STANDBY", "LAG", "LATE", "RECOVERY"], ...rows])];
+  const input = d.stream === null ? `from ${d.from.join(", ")}` : `stream ${d.stream}`;
+  const lines = [`dataflow ${d.id} (${input})${d.ready ? "" : " NOT READY"}`, table([["PART", "STATUS", "EPOCH", "PRIMARY", "STANDBY", "LAG", "LATE", "RECOVERY"], ...rows])];
+  if (d.edges.length > 0) {
+    const n = (x: number | null) => (x === null ? "?" : String(x));
+    const edges = d.edges.map((e) => [`${e.upstream}/p${e.upstreamPartition}`, `p${e.partition}`, n(e.produced), n(e.delivered), n(e.acknowledged), n(e.lag)]);
+    lines.push(table([["FROM", "TO", "PRODUCED", "DELIVERED", "ACKED", "LAG"], ...edges]));
+  }
   const events = d.events.slice(-recentEvents);
   if (events.length > 0) lines.push("recent:", ...events.map((e) => `  ${clock(e.at)}  p${e.partition}  ${e.kind}  ${e.detail}`));
   return lines.join("\n");

@@ -115,6 +115,8 @@ function create(params: Params): Operator<HeavyHittersState> {
 
     lateRecords: (state) => state.lateRecords,
 
+    watermarkMs: (state) => (state.maxTimeMs === null ? null : state.maxTimeMs - allowedLatenessMs),
+
     slicing: keyedWindowSlicing<SourceTally>(isTally),
   };
 }

@@ -10,7 +10,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { acceptDelivery, effectiveWatermark, sourceKeysOf } from "../../../shared/exchange/accept-delivery.ts";
 import { unknownCursor, type EdgeCursor, type RoutedOutput } from "../../../shared/exchange/exchange-types.ts";
-import type { Delivery, DeliveryReply, DownstreamProgress } from "../../../shared/exchange/exchange-wire.ts";
+import type { Delivery, DeliveryReply, DownstreamProgress } from "../../../shared/wire/exchange.ts";
 import { onDeliveryFailed, onDeliveryReply, planDeliveries } from "../../../shared/exchange/plan-delivery.ts";
 import { trimPoint } from "../../../shared/exchange/outbox-bounds.ts";
 
@@ -49,7 +49,7 @@ class Model {
   }
 
   plan(i: number): void {
-    const outbox = { source: { dataflow: "up", partition: i }, trimmedThrough: this.trimmed[i] ?? 0, outputs: (this.outputs[i] ?? []).slice(this.trimmed[i]), watermarkMs: this.watermark[i] ?? null };
+    const outbox = { source: { dataflow: "up", partition: i, partitions: 2 }, trimmedThrough: this.trimmed[i] ?? 0, outputs: (this.outputs[i] ?? []).slice(this.trimmed[i]), watermarkMs: this.watermark[i] ?? null };
     for (const { delivery } of planDeliveries(outbox, [this.cursors[i] as EdgeCursor], this.now, LIMITS)) {
       if (delivery.watermarkMs !== null) this.reported[i] = Math.max(this.reported[i] ?? 0, delivery.watermarkMs);
       this.net.push({ to: "d", from: i, delivery });

@@ -5,10 +5,14 @@
  * operator state, and in every delivery log entry's effect). Invariants are asserted by
  * the steps that read them (`accept-delivery.ts`), not here.
  */
-import { z } from "zod";
+import * as z from "zod";
 
-/** One upstream partition: the dataflow whose closed-window results it delivers, and its partition. */
-const SourceRefSchema = z.object({ dataflow: z.string(), partition: z.number().int().min(0) });
+/**
+ * One upstream partition: the dataflow whose closed-window results it delivers, its
+ * partition, and how many partitions that dataflow has (so the downstream knows every
+ * source it must hear from before its clock may move: none of its replicas is told).
+ */
+const SourceRefSchema = z.object({ dataflow: z.string(), partition: z.number().int().min(0), partitions: z.number().int().min(1) });
 export type SourceRef = z.infer<typeof SourceRefSchema>;
 
 /** A compact record `[key, timeMs, ...field values]`, as `shared/ingest/route-events.ts` builds them. */
@@ -40,9 +44,25 @@ export type Delivery = z.infer<typeof DeliverySchema>;
 export const DeliveryReplySchema = z.object({ status: z.enum(["accepted", "duplicate", "gap"]), hw: z.number().int().min(0) });
 export type DeliveryReply = z.infer<typeof DeliveryReplySchema>;
 
-/** What a downstream partition holds of one source: outputs through `hw`, and the highest watermark it reported (null: none yet). */
-const SourceProgressSchema = z.object({ hw: z.number().int().min(0), watermarkMs: z.number().nullable() });
+/**
+ * What a downstream partition holds of one source: outputs through `hw`, the highest
+ * watermark it reported (null: none yet), and its dataflow's partition count as it said.
+ */
+const SourceProgressSchema = z.object({ hw: z.number().int().min(0), watermarkMs: z.number().nullable(), partitions: z.number().int().min(1) });
 
 /** A downstream partition's progress per source, keyed by `sourceKey` (`exchange-types.ts`); persisted with its state. */
 export const DownstreamProgressSchema = z.record(z.string(), SourceProgressSchema);
 export type DownstreamProgress = z.infer<typeof DownstreamProgressSchema>;
+
+/**
+ * An edge out of an upstream primary as it knows it (soft state, `/v1/status`): the
+ * downstream partition, the highest outputSeq it sent there and the highest acknowledged
+ * (null: not known since this primary started).
+ */
+export const EdgeStatusSchema = z.object({
+  dataflow: z.string(),
+  partition: z.number().int().min(0),
+  delivered: z.number().int().min(0).nullable(),
+  acknowledged: z.number().int().min(0).nullable(),
+});
+export type EdgeStatus = z.infer<typeof EdgeStatusSchema>;
