@@ -2,10 +2,11 @@
  * The product's Worker, unchanged, with every public entry point of its Durable Objects
  * (RPC methods, fetch, alarm) traced: each one records which object ran it and when.
  * `GET /bench/activity` returns `{ "<class> <object id>": { calls: {method: n}, atMs: [...] } }`.
- * Bench only (bench/idle.mjs counts object-seconds from it); never deployed.
+ * Bench only (bench/idle.mjs counts object-seconds from it, bench/control-plane.mjs calls per
+ * object per second); never deployed.
  */
 import app from "../../functions/index.ts";
-import { Coordinator, IngestStats, PartitionReplica } from "../../functions/index.ts";
+import { Coordinator, DataflowMonitor, IngestStats, PartitionReplica, StreamDirectory } from "../../functions/index.ts";
 
 interface ObjectActivity {
   calls: Record<string, number>;
@@ -38,11 +39,21 @@ function trace(traced: object, base: object, kind: string): void {
 class TracedPartitionReplica extends PartitionReplica {}
 class TracedCoordinator extends Coordinator {}
 class TracedIngestStats extends IngestStats {}
+class TracedDataflowMonitor extends DataflowMonitor {}
+class TracedStreamDirectory extends StreamDirectory {}
 trace(TracedPartitionReplica.prototype, PartitionReplica.prototype, "replica");
 trace(TracedCoordinator.prototype, Coordinator.prototype, "coordinator");
 trace(TracedIngestStats.prototype, IngestStats.prototype, "ingest-stats");
+trace(TracedDataflowMonitor.prototype, DataflowMonitor.prototype, "monitor");
+trace(TracedStreamDirectory.prototype, StreamDirectory.prototype, "directory");
 
-export { TracedCoordinator as Coordinator, TracedIngestStats as IngestStats, TracedPartitionReplica as PartitionReplica };
+export {
+  TracedCoordinator as Coordinator,
+  TracedDataflowMonitor as DataflowMonitor,
+  TracedIngestStats as IngestStats,
+  TracedPartitionReplica as PartitionReplica,
+  TracedStreamDirectory as StreamDirectory,
+};
 
 export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext): Response | Promise<Response> {
