@@ -212,6 +212,13 @@ export const VARIANTS = {
     runs: [{ workload: "pipeline2", bound: 15 }, { workload: "pipeline3", bound: 5 }, { workload: "join", bound: 5 }],
     hooks: () => ({ deliver: keepRedelivered }),
   },
+  "monitors-share-fate": {
+    what: "every dataflow's monitor runs in one object, as before issue 29: a tick waits while any monitor is down and is as slow as the slowest",
+    breaks: ["monitor-independent"],
+    // Measured at seeds 28, 5 and 8 when added (one dataflow has no other monitor to wait for).
+    runs: [{ workload: "pipeline2", bound: 140 }, { workload: "pipeline3", bound: 25 }, { workload: "join", bound: 40 }],
+    hooks: () => ({ monitorsOf: (_own, all) => all }),
+  },
   "stage-watermark-early": {
     what: "an upstream primary puts its watermark on a delivery bounded before its last output",
     breaks: ["stage-no-late", "stage-exactly-once"],
