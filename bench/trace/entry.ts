@@ -20,7 +20,10 @@ function record(kind: string, id: DurableObjectId, method: string): void {
   entry.atMs.push(Date.now());
 }
 
-/** Shadows each method of `base` on `traced` with one that records the call first. */
+/** Traced methods running synchronously now: a method called by another of its object before that one's first await is not a call the object received. */
+let depth = 0;
+
+/** Shadows each method of `base` on `traced` with one that records the call first (not one made from within). */
 function trace(traced: object, base: object, kind: string): void {
   for (const method of Object.getOwnPropertyNames(base)) {
     const original: unknown = Object.getOwnPropertyDescriptor(base, method)?.value;
@@ -29,8 +32,13 @@ function trace(traced: object, base: object, kind: string): void {
       configurable: true,
       writable: true,
       value(this: { ctx: DurableObjectState }, ...args: unknown[]): unknown {
-        record(kind, this.ctx.id, method);
-        return (original as (...a: unknown[]) => unknown).apply(this, args);
+        if (depth === 0) record(kind, this.ctx.id, method);
+        depth += 1;
+        try {
+          return (original as (...a: unknown[]) => unknown).apply(this, args);
+        } finally {
+          depth -= 1;
+        }
       },
     });
   }

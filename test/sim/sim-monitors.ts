@@ -13,7 +13,7 @@ import type { Violations } from "./violations.ts";
  * that dies part-way, and a tick busy with a recovery), with room to spare. A monitor
  * outage lasts 100-600 ms, so a takeover that waits for another dataflow's monitor misses it.
  */
-export const TAKEOVER_LIMIT_MS = 400;
+const TAKEOVER_LIMIT_MS = 400;
 
 /** One dataflow's monitor object: whether it answers, how slow it is, whether its next tick dies. */
 export class SimMonitor {
