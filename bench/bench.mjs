@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench [-- --quick | --profile [--partitions N] [--replication R] [--plain] [--cpuprofile <path>] | --report-only | --idle-only | --recovery-only [--keys N[,M...]] [--seed-pacing X] [--after-matrix] [--cpuprofile <dir>] [--before <git ref>]] [--before <git ref>]`: builds the
+// `npm run bench [-- --quick | --profile [--partitions N] [--replication R] [--plain] [--cpuprofile <path>] | --report-only | --idle-only | --control-plane-only | --recovery-only [--keys N[,M...]] [--seed-pacing X] [--after-matrix] [--cpuprofile <dir>] [--before <git ref>]] [--before <git ref>]`: builds the
 // real worker bundle (and the bench's plain baseline and traced build), runs them in local workerd through the Miniflare API,
 // drives them from this process, and writes bench/results/*.json, docs/BENCHMARKS.md and its
 // SVG plots. Every ratio compares numbers from this one run.
@@ -16,6 +16,7 @@ import { writeReport } from "./report.mjs";
 import { tmpfsCells } from "./tmpfs-cells.mjs";
 import { costProfile, countedEvents, failover, rawBaseline, recovery } from "./scenarios.mjs";
 import { pipelineScenario } from "./pipeline.mjs";
+import { controlPlaneScenario } from "./control-plane.mjs";
 
 /** Rounds of the 100-event throughput cells in a full run (one in `--quick`): one design's cells varied by up to a fifth within a run. */
 const MATRIX_ROUNDS = 3;
@@ -48,6 +49,27 @@ if (process.argv.includes("--idle-only")) {
   const tracedPath = buildBundle("bench/trace/wrangler.toml", "trace");
   results.idle = await idleScenario(tracedPath, 120_000, (line) => console.log(line));
   writeFileSync("bench/results/full.json", `${JSON.stringify(results, null, 2)}\n`);
+  writeReport(results);
+  process.exit(0);
+}
+/** The last commit before issue 29: one coordinator for every dataflow's routing and monitor (the control plane's "before"). */
+const CONTROL_PLANE_BEFORE = "4629b80";
+
+/** Issue 29's scenario on this traced build and the one before issue 29, in turns, size by size. */
+async function controlPlaneRuns(quick, log) {
+  const before = buildRefBundle(CONTROL_PLANE_BEFORE, "bench/trace/wrangler.toml", "trace-before");
+  const builds = [{ label: "before", path: before.path }, { label: "this", path: buildBundle("bench/trace/wrangler.toml", "trace") }];
+  const sizes = quick ? [{ dataflows: 5, partitions: 1 }, { dataflows: 20, partitions: 1 }] : [20, 200].flatMap((dataflows) => [1, 4].map((partitions) => ({ dataflows, partitions }))).sort((a, b) => a.partitions - b.partitions);
+  const result = await controlPlaneScenario(builds, sizes, quick ? 3_000 : 10_000, log);
+  return { ...result, before: { ref: CONTROL_PLANE_BEFORE, commit: before.commit } };
+}
+
+if (process.argv.includes("--control-plane-only")) {
+  // Reruns issue 29's control-plane scenario alone and rewrites the report with it (the rest from the last full run).
+  const results = JSON.parse(readFileSync("bench/results/full.json", "utf8"));
+  results.controlPlane = await controlPlaneRuns(false, (line) => console.log(line));
+  writeFileSync("bench/results/full.json", `${JSON.stringify(results, null, 2)}
+`);
   writeReport(results);
   process.exit(0);
 }
@@ -230,6 +252,9 @@ try {
   log("pipeline: two stages (P=4 -> P=4, R=2) against the first alone, the delay to the last stage, an upstream crash");
   const pipelineRuns = quick ? { durationMs: 1_500, rounds: 1, latencyMs: 6_000, crashMs: 8_000 } : { durationMs: 8_000, rounds: 3, latencyMs: 15_000, crashMs: 15_000 };
   results.pipeline = await pipelineScenario(scriptPath, pipelineRuns, log);
+
+  log("control plane: 20 and 200 dataflows (P=1 and P=4, R=2), this build and the one before issue 29 (traced builds)");
+  results.controlPlane = await controlPlaneRuns(quick, log);
 
   results.recovery = await recoveryRuns(flux.url, stateSizes, quick ? 2_000 : 4_000, log);
 

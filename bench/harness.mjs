@@ -44,10 +44,10 @@ export function buildBundle(config = "wrangler.toml", name = "flux") {
 }
 
 /**
- * Bundles the product as it was at git `ref` (its own wrangler.toml, today's node_modules):
- * the "before" of a side-by-side comparison in one run.
+ * Bundles the product as it was at git `ref` (its own wrangler.toml, or `config` of it such
+ * as its traced build's, today's node_modules): the "before" of a side-by-side comparison in one run.
  */
-export function buildRefBundle(ref) {
+export function buildRefBundle(ref, config = "wrangler.toml", name = "before") {
   const src = join(".bench-build", "before-src");
   rmSync(src, { recursive: true, force: true });
   mkdirSync(src, { recursive: true });
@@ -55,7 +55,7 @@ export function buildRefBundle(ref) {
   execFileSync("git", ["archive", "--format=tar", "-o", tar, ref], { stdio: "pipe" });
   execFileSync("tar", ["-xf", tar, "-C", src], { stdio: "pipe" });
   const commit = execFileSync("git", ["rev-parse", "--short", `${ref}^{commit}`], { encoding: "utf8" }).trim();
-  return { path: buildBundle(join(src, "wrangler.toml"), "before"), commit };
+  return { path: buildBundle(join(src, config), name), commit };
 }
 
 /** Pids of the workerd processes this process started. */

@@ -5,6 +5,7 @@ import { analysisSection } from "./report-analysis.mjs";
 import { costSections, fmt, pct, writePartitionsPlot } from "./report-cost.mjs";
 import { lineChart } from "./svg.mjs";
 import { pipelineSection } from "./report-pipeline.mjs";
+import { controlPlaneSection } from "./report-control-plane.mjs";
 
 // Measured by hand with `npm run bench:close` (too slow for every run), kept verbatim.
 const closeSection = readFileSync(new URL("./report-close.md", import.meta.url), "utf8");
@@ -138,6 +139,7 @@ ${fmt(f.crashAtMs / 1000, 1)} s into the run (default settings: heartbeat 500 ms
 Monitor events: ${f.events.map((e) => `\`${e}\``).join("; ")}.
 
 ${pipelineSection(results)}
+${controlPlaneSection(results)}
 ## Recovery
 
 One partition holding N keys loses its standby; a fresh one is seeded from the primary's

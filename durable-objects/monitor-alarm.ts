@@ -1,5 +1,5 @@
 /**
- * The coordinator's monitor shell (DESIGN.md §4): runs the due ticks on the alarm or at
+ * A dataflow monitor's shell (issue 29: one object per dataflow) (DESIGN.md §4): runs the due ticks on the alarm or at
  * once on a router's report, arms the alarm for the next due time (`probe-schedule.ts`),
  * and answers routers waiting for a verdict on a slow replica. Decisions live in
  * `shared/monitor`; this holds the timers, stubs and storage.
@@ -22,6 +22,8 @@ export interface MonitorObject {
   records: MonitorRecords;
   /** Runs `run` exclusively with the object's other writers. */
   exclusive<T>(run: () => Promise<T>): Promise<T>;
+  /** A deletion the alarm finished (every replica confirmed): tell whoever lists dataflows. */
+  onDeleted(id: string): Promise<void>;
 }
 
 export class MonitorAlarm {
@@ -42,7 +44,10 @@ export class MonitorAlarm {
       tickStore: (records) => o.records.tickStore(records, () => this.#settleSuspects()),
       setIdleMarker: (id, fingerprint) => o.records.setIdleMarker(id, fingerprint),
       port: (records) => this.port(records),
-      finishDeletion: (record) => finishDeletion(o.env, o.records, record, o.config.replicaTimeoutMs),
+      finishDeletion: async (record) => {
+        const pending = await finishDeletion(o.env, o.records, record, o.config.replicaTimeoutMs);
+        if (pending.length === 0) await o.onDeleted(record.id);
+      },
       now: () => Date.now(),
       // Unexpected monitor errors (not failed replica calls) go to the Worker's log; `/v1/status` shows them as events.
       log: { error: (context, err) => console.error(`monitor: ${context}:`, err) },

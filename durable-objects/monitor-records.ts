@@ -1,6 +1,7 @@
 /**
- * The coordinator's dataflow records, probe history and idle markers in its key-value
- * storage. The monitor writes only what changed (issue 12): a record when it differs from
+ * A monitor's dataflow record, probe history, idle marker and tombstone in its key-value
+ * storage (issue 29: each dataflow's monitor object holds its own one; the registry reads
+ * the same keys once more, to migrate what it held for every dataflow before the upgrade). The monitor writes only what changed (issue 12): a record when it differs from
  * what was stored, the health map when its durable part did (`durableHealth`); the
  * latest health stays in memory for the status page and the next tick.
  */
@@ -93,9 +94,33 @@ export class MonitorRecords {
     else this.#kv.put(IDLE + id, { v: 1, ...marker });
   }
 
+  /** Stores probe history as it was (a migration's). */
+  putHealth(id: string, health: HealthMap): void {
+    this.#kv.put(HEALTH + id, health);
+    this.#health.set(id, health);
+    this.#storedHealth.set(id, durableHealth(health));
+  }
+
   /** The highest epoch a deleted dataflow of this id reached (0: none). */
   tombstone(id: string): number {
     return z.number().int().min(0).parse(this.#kv.get(TOMBSTONE + id) ?? 0);
+  }
+
+  /** Keeps a tombstone of at least `epoch`. */
+  raiseTombstone(id: string, epoch: number): void {
+    if (epoch > this.tombstone(id)) this.#kv.put(TOMBSTONE + id, epoch);
+  }
+
+  /** The ids with a tombstone. */
+  tombstoneIds(): string[] {
+    return [...this.#kv.list({ prefix: TOMBSTONE })].map(([key]) => key.slice(TOMBSTONE.length));
+  }
+
+  /** Deletes everything stored about `id`, its tombstone included (once migrated elsewhere). */
+  forget(id: string): void {
+    for (const prefix of [DATAFLOW, HEALTH, IDLE, TOMBSTONE]) this.#kv.delete(prefix + id);
+    this.#health.delete(id);
+    this.#storedHealth.delete(id);
   }
 
   /** Removes a deleted dataflow's record and everything the monitor kept about it, leaving a tombstone at `epoch`. */

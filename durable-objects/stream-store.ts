@@ -1,5 +1,5 @@
-/** The coordinator's stream declarations in its key-value storage (see `shared/wire/stream-schema.ts`). */
-import type { DataflowRecord } from "../shared/wire/routing.ts";
+/** The registry's stream declarations in its key-value storage (see `shared/wire/stream-schema.ts`). */
+import type { RegistryEntry } from "../shared/wire/registry.ts";
 import { specProblems } from "../shared/dataflow-checks/stream-schema-fit.ts";
 import { StreamRecordSchema, type SchemaProblem, type StreamRecord, type StreamSchema } from "../shared/wire/stream-schema.ts";
 
@@ -24,7 +24,7 @@ export function listStreams(kv: SyncKvStorage): StreamRecord[] {
  * Declares (or replaces) a stream's schema. Refused while any of `dataflows` reading the
  * stream would no longer fit it (every such dataflow is named); nothing changes then.
  */
-export function declareStream(kv: SyncKvStorage, name: string, schema: StreamSchema, dataflows: readonly DataflowRecord[]): PutStreamResult {
+export function declareStream(kv: SyncKvStorage, name: string, schema: StreamSchema, dataflows: readonly RegistryEntry[]): PutStreamResult {
   const existing = readStream(kv, name);
   if (existing && JSON.stringify(existing.schema) === JSON.stringify(schema)) return { status: "unchanged", stream: existing };
   const conflicts = dataflows

@@ -1,6 +1,6 @@
 /**
  * Builds the Hono app: error envelope, `/v1` access control, config parsing and the
- * resource routes. One app per isolate; its routing cache, revocation list, slow-call reports and write coalescer live in the closure.
+ * resource routes. One app per isolate; its routing and dataflow caches, revocation list, slow-call reports and write coalescer live in the closure.
  */
 import { Hono, type Context, type MiddlewareHandler, type Next } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -8,6 +8,7 @@ import { z } from "zod";
 import { parseFluxConfig, type FluxConfig } from "../shared/config.ts";
 import { FluxError } from "../shared/errors.ts";
 import { buildOpenApi } from "../shared/openapi.ts";
+import { DataflowCache } from "../shared/router/dataflow-cache.ts";
 import { RoutingCache } from "../shared/router/routing-cache.ts";
 import { RevocationCache } from "../shared/tokens/revocation-cache.ts";
 import { countWorkerRequest } from "../platform/counters.ts";
@@ -46,7 +47,7 @@ function configOf(c: Context<AppEnv>): FluxConfig {
 
 /** Creates the Worker's app. */
 export function createApp(): Hono<AppEnv> {
-  let cache: { config: FluxConfig; routing: RoutingCache; revocations: RevocationCache; suspects: SuspectReports; coalescer: WriteCoalescer } | undefined;
+  let cache: { config: FluxConfig; routing: RoutingCache; dataflows: DataflowCache; revocations: RevocationCache; suspects: SuspectReports; coalescer: WriteCoalescer } | undefined;
   const app = new Hono<AppEnv>();
   app.onError(onError);
   app.notFound(onNotFound);
@@ -63,10 +64,11 @@ export function createApp(): Hono<AppEnv> {
       const config = configOf(c);
       const env = c.env;
       const revocations = new RevocationCache(config.revocationCacheMs, () => fetchRevokedTokens(env, config));
-      cache = { config, routing: new RoutingCache(config.routingCacheMs), revocations, suspects: new SuspectReports(), coalescer: newCoalescer(config) };
+      cache = { config, routing: new RoutingCache(config.routingCacheMs), dataflows: new DataflowCache(config.routingCacheMs), revocations, suspects: new SuspectReports(), coalescer: newCoalescer(config) };
     }
     c.set("config", cache.config);
     c.set("routingCache", cache.routing);
+    c.set("dataflowCache", cache.dataflows);
     c.set("revocations", cache.revocations);
     c.set("suspects", cache.suspects);
     c.set("coalescer", cache.coalescer);

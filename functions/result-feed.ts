@@ -9,7 +9,7 @@
 import { replicaStub, withDeadline } from "../platform/object-calls.ts";
 import type { PartitionRoute } from "../shared/wire/routing.ts";
 import { formatCursor, type SubscriptionEvent } from "../shared/wire/subscription.ts";
-import { askCoordinator } from "./cluster.ts";
+import { lookupDataflow } from "../platform/control-plane.ts";
 
 /** How often partitions are polled when nothing new arrived, ms. */
 const POLL_MS = 250;
@@ -19,7 +19,7 @@ const PAGE = 200;
 /** Where the feed starts and how long it runs. */
 export interface FeedStart {
   dataflow: string;
-  /** The routing the request was validated against; refreshed from the coordinator after failures. */
+  /** The routing the request was validated against; refreshed from the dataflow's monitor after failures. */
   routes: readonly PartitionRoute[];
   /** The last output sequence number already seen, per partition (parsed `cursor`). */
   cursor: readonly number[];
@@ -78,7 +78,7 @@ export async function runResultFeed(env: Env, start: FeedStart, sink: FeedSink):
         progressed = true;
       }
     }
-    if (refresh) routes = (await askCoordinator(env, (co) => co.getDataflow(start.dataflow)).catch(() => null))?.routes ?? routes;
+    if (refresh) routes = (await lookupDataflow(env, start.dataflow, start.replicaTimeoutMs).catch(() => null))?.routes ?? routes;
     if (!progressed) await sink.sleep(POLL_MS);
   }
   return { cursorText: formatCursor(cursor), revoked: false };

@@ -1,7 +1,7 @@
 /**
  * Per-isolate coalescing of slow-call reports (`slow-call-report.ts`): concurrent requests
- * that find the same replica slow share one `reportSuspect` call to the coordinator and its
- * verdict, so a busy replica under heavy load costs the single coordinator one call per
+ * that find the same replica slow share one `reportSuspect` call to the monitor of the replica's dataflow and its
+ * verdict, so a busy replica under heavy load costs that monitor one call per
  * isolate at a time, not one per request. Bounds: one entry per replica with a report in
  * flight, removed when its verdict arrives; nothing in it must survive the isolate.
  */

@@ -4,7 +4,7 @@
  * exactly like one that failed (`deadline-timer.ts`, the one deadline mechanism). Both `functions/` and `durable-objects/` import this.
  */
 import type { LocationHint } from "../shared/config.ts";
-import { COORDINATOR_NAME, INGEST_STATS_NAME } from "../shared/names.ts";
+import { COORDINATOR_NAME, directoryName, INGEST_STATS_NAME, monitorName } from "../shared/names.ts";
 import { countCall } from "./counters.ts";
 import { DeadlineTimer } from "./deadline-timer.ts";
 
@@ -47,9 +47,19 @@ export function replicaStub(env: Env, name: string, hint?: string | null) {
   return counted(env.PARTITION_REPLICA.getByName(name, hint ? { locationHint: hint as LocationHint } : undefined));
 }
 
-/** A counted stub of the coordinator. */
+/** A counted stub of the registry (the object named "coordinator": issue 29). */
 export function coordinatorStub(env: Env) {
   return counted(env.COORDINATOR.getByName(COORDINATOR_NAME));
+}
+
+/** A counted stub of dataflow `id`'s monitor (issue 29). */
+export function monitorStub(env: Env, id: string) {
+  return counted(env.DATAFLOW_MONITOR.getByName(monitorName(id)));
+}
+
+/** A counted stub of stream `stream`'s routing directory (issue 29). */
+export function directoryStub(env: Env, stream: string) {
+  return counted(env.STREAM_DIRECTORY.getByName(directoryName(stream)));
 }
 
 /** A counted stub of the refused-batch counter. */

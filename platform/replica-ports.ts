@@ -10,8 +10,11 @@ import type { MonitorPort } from "../shared/monitor/monitor-port.ts";
 import type { ForwardPort } from "../shared/replica/forwarder.ts";
 import type { ReplicaPort } from "../shared/router/write-partition.ts";
 import { DeadlineTimer } from "./deadline-timer.ts";
-import { coordinatorStub, replicaStub, withDeadline } from "./object-calls.ts";
+import { monitorStub, replicaStub, withDeadline } from "./object-calls.ts";
+import { lookupDataflow } from "./control-plane.ts";
+import { dataflowOfReplica } from "../shared/names.ts";
 import type { DeliveryPort, ReaderRoute } from "../shared/stages/deliverer.ts";
+import type { DataflowRecord } from "../shared/wire/routing.ts";
 import { seedPacer } from "./seed-pacing.ts";
 
 type HintOf = (name: string) => string | null | undefined;
@@ -96,18 +99,20 @@ export function monitorPort(env: Env, probeTimeoutMs: number, callTimeoutMs: num
 
 /**
  * An upstream primary's deliveries to the stages reading it (issue 27): each bounded by
- * `timeoutMs`, readers' routing from the coordinator, failed calls reported to its monitor,
+ * `timeoutMs`, readers' routing from their monitors (issue 29), failed calls reported to the reader's monitor,
  * and wake-ups on the object's alarm (`wakeAt`, which survives a restart).
  */
 export function deliveryPort(env: Env, timeoutMs: number, wakeAt: (atMs: number) => void): DeliveryPort {
   const call = reusingStubs(env, new DeadlineTimer(), timeoutMs);
   return {
     readers: async (ids) => {
-      const records = await withDeadline(async () => coordinatorStub(env).readerRoutes([...ids]), timeoutMs, "coordinator (readerRoutes)");
-      return records.map((r): ReaderRoute => ({ id: r.id, spec: r.spec, routes: r.routes.map((route) => ({ primary: route.primary, epoch: route.epoch })) }));
+      const records = await Promise.all(ids.map((id) => lookupDataflow(env, id, timeoutMs)));
+      return records
+        .filter((r): r is DataflowRecord => r !== null && r.ready && !r.deleting)
+        .map((r): ReaderRoute => ({ id: r.id, spec: r.spec, routes: r.routes.map((route) => ({ primary: route.primary, epoch: route.epoch })) }));
     },
     deliver: (name, msg) => call(name, `stage replica ${name} (deliver)`, async (stub) => stub.deliver(msg)),
-    reportFailure: (name) => void coordinatorStub(env).reportFailure(name).catch(() => undefined),
+    reportFailure: (name) => void monitorStub(env, dataflowOfReplica(name)).reportFailure(name).catch(() => undefined),
     wakeAt,
     warn: (message) => console.warn(`exchange: ${message}`),
   };

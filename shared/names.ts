@@ -1,7 +1,27 @@
 /** The one place Durable Object instance names are built (STYLE.md §7). */
 
-/** Name of the single coordinator object. */
+/**
+ * Name of the one registry object (issue 29: the dataflow directory, stream schemas and
+ * token revocations; on no ingest, read or probe path). Still "coordinator": the name a
+ * deployment's existing object has, whose storage the upgrade migrates.
+ */
 export const COORDINATOR_NAME = "coordinator";
+
+/** Name of the monitor of dataflow `dataflowId` (issue 29: one per dataflow, its own alarm). */
+export function monitorName(dataflowId: string): string {
+  return dataflowId;
+}
+
+/** Name of the routing directory of stream `stream` (issue 29: which dataflows read it, its schema). */
+export function directoryName(stream: string): string {
+  return stream;
+}
+
+/** The dataflow a replica belongs to: the part of its name before the first '/' (dataflow ids hold none). */
+export function dataflowOfReplica(replica: string): string {
+  const slash = replica.indexOf("/");
+  return slash < 0 ? replica : replica.slice(0, slash);
+}
 
 /**
  * Name of one replica of a partition. `generation` numbers the replicas a partition has

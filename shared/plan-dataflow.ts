@@ -1,5 +1,5 @@
 /**
- * Pure decisions of the coordinator about dataflow records: the initial routing table
+ * Pure decisions about a dataflow's record (made by its monitor): the initial routing table
  * of a new dataflow, and whether a re-submitted spec matches the stored one.
  */
 import { replicaName } from "./names.ts";

@@ -11,7 +11,8 @@ import { FluxError } from "../../shared/errors.ts";
 import { FaultRequestSchema, ReplicaNameSchema } from "../../shared/wire/admin.ts";
 import type { PartitionReplica } from "../../durable-objects/partition-replica.ts";
 import type { AppEnv } from "../app-env.ts";
-import { askCoordinator } from "../cluster.ts";
+import { findDataflow } from "../cluster.ts";
+import { dataflowOfReplica } from "../../shared/names.ts";
 import { onInvalid } from "../http-errors.ts";
 import { replicaStub } from "../../platform/object-calls.ts";
 import { readCounters } from "../../platform/counters.ts";
@@ -23,10 +24,8 @@ export const adminRoutes = new Hono<AppEnv>()
   .post("/replicas/:name/fault", zValidator("param", ReplicaParamSchema, onInvalid), strictJsonBody, zValidator("json", FaultRequestSchema, onInvalid), async (c) => {
     const { name } = c.req.valid("param");
     const { kind } = c.req.valid("json");
-    const records = await askCoordinator(c.env, (co) => co.listDataflows());
-    const known = records.some((r) =>
-      r.routes.some((route) => [route.primary, route.standby, route.recovery?.replica, ...route.retired].includes(name)),
-    );
+    const record = await findDataflow(c.env, c.var.config, dataflowOfReplica(name));
+    const known = record?.routes.some((route) => [route.primary, route.standby, route.recovery?.replica, ...route.retired].includes(name)) ?? false;
     if (!known) throw new FluxError("NOT_FOUND", `no replica '${name}' in any dataflow's routing`);
     let reply: Awaited<ReturnType<DurableObjectStub<PartitionReplica>["injectFault"]>>;
     try {

@@ -10,7 +10,7 @@ import type { DataflowRecord } from "../../shared/wire/routing.ts";
 import { describeProblems } from "../../shared/wire/stream-schema.ts";
 import type { DataflowView } from "../../shared/wire/api.ts";
 import type { AppEnv } from "../app-env.ts";
-import { askCoordinator } from "../cluster.ts";
+import { askRegistry, findDataflow, listDataflows } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
 import { strictJsonBody } from "../json-body.ts";
 
@@ -33,7 +33,7 @@ export const dataflowRoutes = new Hono<AppEnv>()
   .put("/:id", zValidator("param", IdParamSchema, onInvalid), strictJsonBody, zValidator("json", DataflowSpecSchema, onInvalid), async (c) => {
     const { id } = c.req.valid("param");
     const spec = c.req.valid("json");
-    const result = await askCoordinator(c.env, async (co) => co.putDataflow(id, spec));
+    const result = await askRegistry(c.env, async (registry) => registry.putDataflow(id, spec));
     if (result.status === "invalid") {
       const where = describeProblems(result.problems);
       const input = spec.from === undefined ? `the schema of ${inputOf(spec)}` : `its input, the results of ${inputOf(spec)}`;
@@ -57,7 +57,7 @@ export const dataflowRoutes = new Hono<AppEnv>()
   })
   .delete("/:id", zValidator("param", IdParamSchema, onInvalid), async (c) => {
     const { id } = c.req.valid("param");
-    const result = await askCoordinator(c.env, async (co) => co.deleteDataflow(id));
+    const result = await askRegistry(c.env, async (registry) => registry.deleteDataflow(id));
     if (result.status === "not-found") throw new FluxError("UNKNOWN_DATAFLOW", `no dataflow '${id}'`);
     if (result.status === "in-use") {
       const names = result.readers.map((r) => `'${r}'`).join(", ");
@@ -68,12 +68,12 @@ export const dataflowRoutes = new Hono<AppEnv>()
     return c.json({ dataflow: id, status: result.status, pending: result.pending }, result.status === "deleted" ? 200 : 202);
   })
   .get("/", async (c) => {
-    const records = await askCoordinator(c.env, (co) => co.listDataflows());
-    return c.json({ dataflows: records.map(describe) });
+    const views = await listDataflows(c.env, c.var.config);
+    return c.json({ dataflows: views.map(({ record }) => describe(record)) });
   })
   .get("/:id", zValidator("param", IdParamSchema, onInvalid), async (c) => {
     const { id } = c.req.valid("param");
-    const record = await askCoordinator(c.env, (co) => co.getDataflow(id));
+    const record = await findDataflow(c.env, c.var.config, id);
     if (!record) throw new FluxError("UNKNOWN_DATAFLOW", `no dataflow '${id}'`);
     return c.json({ dataflow: describe(record) });
   });

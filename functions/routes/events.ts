@@ -69,7 +69,7 @@ async function ingest(c: Context<AppEnv>, stream: string, { producer, seq }: { p
       limit: config.maxBatchEvents,
     });
   }
-  const { dataflows, schema } = await routeStream(c.env, c.get("routingCache"), stream, false);
+  const { dataflows, schema } = await routeStream(c.env, config, c.get("routingCache"), stream, false);
   // The events against the stream's declared schema first: the request is judged whole before what is stored (no reader) answers (issue 26).
   if (schema) checkStreamEvents(stream, schema, events);
   if (dataflows.length === 0) throw new FluxError("UNKNOWN_STREAM", `no dataflow reads stream '${stream}'`);
@@ -89,12 +89,12 @@ async function ingest(c: Context<AppEnv>, stream: string, { producer, seq }: { p
   // 37.1 against 27.8 write calls per 1,000 events).
   const send = c.get("coalescer").sendVia(port, (ms, fire) => void setTimeout(fire, ms), request);
   const results = await writeBatch(send, routed, { producer, seq }, () =>
-    routeStream(c.env, c.get("routingCache"), stream, true).then((routing) => routing.dataflows),
+    routeStream(c.env, config, c.get("routingCache"), stream, true).then((routing) => routing.dataflows),
   ).catch((err: unknown) => {
     if (err instanceof FluxError && err.code === "UNAVAILABLE") {
       // Fresh routing for the client's retry, and a probe now rather than at the next heartbeat.
       c.get("routingCache").expire(stream);
-      reportFailure(c.env, keep, replicaOf(err));
+      reportFailure(c.env, keep, dataflows.map((d) => d.id), replicaOf(err));
     }
     throw err;
   });

@@ -6,6 +6,7 @@ import { readResults } from "../../shared/router/read-results.ts";
 import { NameSchema } from "../../shared/wire/dataflow-spec.ts";
 import { DEFAULT_PAGE, ResultsQuerySchema } from "../../shared/wire/results-query.ts";
 import type { ResultsResponse } from "../../shared/wire/api.ts";
+import type { DataflowRecord } from "../../shared/wire/routing.ts";
 import type { AppEnv } from "../app-env.ts";
 import { replicaStub, withDeadline } from "../../platform/object-calls.ts";
 import { readableDataflow } from "../cluster.ts";
@@ -18,13 +19,19 @@ export const resultsRoutes = new Hono<AppEnv>().get(
   async (c) => {
     const { id } = c.req.valid("param");
     const { key, from, to, limit = DEFAULT_PAGE, after } = c.req.valid("query");
-    const record = await readableDataflow(c.env, id);
-    const timeoutMs = c.var.config.replicaTimeoutMs;
-    const { results, next } = await readResults(
-      (name, epoch, filter) => withDeadline(async () => replicaStub(c.env, name).readResults(epoch, filter), timeoutMs, `replica ${name}`),
-      record,
-      { key, fromMs: from, toMs: to, limit, after },
-    );
+    const { config, dataflowCache } = c.var;
+    const read = (record: DataflowRecord) =>
+      readResults(
+        (name, epoch, filter) => withDeadline(async () => replicaStub(c.env, name).readResults(epoch, filter), config.replicaTimeoutMs, `replica ${name}`),
+        record,
+        { key, fromMs: from, toMs: to, limit, after },
+      );
+    const found = await readableDataflow(c.env, config, dataflowCache, id);
+    // A cached record may name a primary replaced since (issue 29): once more with a fresh one.
+    const { results, next } = await read(found.record).catch(async (err: unknown) => {
+      if (!found.cached) throw err;
+      return read((await readableDataflow(c.env, config, dataflowCache, id, true)).record);
+    });
     const body: ResultsResponse = { dataflow: id, results, next: next && `${next.windowStartMs}:${next.key}` };
     return c.json(body);
   },

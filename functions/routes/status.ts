@@ -15,7 +15,7 @@ import type { DataflowRecord, HealthMap } from "../../shared/wire/routing.ts";
 import type { AppEnv } from "../app-env.ts";
 import { sourcesOf } from "../../shared/wire/dataflow-spec.ts";
 import { edgesInto, pipelineOf } from "../../shared/stages/pipeline-status.ts";
-import { askCoordinator } from "../cluster.ts";
+import { listDataflows } from "../cluster.ts";
 import { canReadDataflow } from "../../shared/tokens/access.ts";
 
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
@@ -23,7 +23,8 @@ const iso = (ms: number | null | undefined) => (ms === null || ms === undefined 
 export const statusRoutes = new Hono<AppEnv>().get("/", zValidator("query", StatusQuerySchema, onInvalid), async (c) => {
   const { view = "full", pretty } = c.req.valid("query");
   // A read token sees only the dataflows it names.
-  const records = (await askCoordinator(c.env, (co) => co.listDataflows())).filter((r) => canReadDataflow(c.var.principal, r.id));
+  const found = await listDataflows(c.env, c.var.config, (entry) => canReadDataflow(c.var.principal, entry.id));
+  const records = found.map(({ record }) => record);
   const timeoutMs = c.var.config.probeTimeoutMs * 4;
   const ask = async (name: string, hint: string | null): Promise<ReplicaStatus | { error: string }> => {
     // The hint matters when this call is the first to reach a fresh replica: it places it.
@@ -41,7 +42,7 @@ export const statusRoutes = new Hono<AppEnv>().get("/", zValidator("query", Stat
   const streams = new Set(records.flatMap((r) => (r.spec.stream === undefined ? [] : [r.spec.stream])));
   const everything = c.var.principal.kind !== "scoped" || c.var.principal.claims.scope === "admin";
   const [described, refusals] = await Promise.all([
-    Promise.all(records.map(async (record) => describe(record, await askCoordinator(c.env, (co) => co.health(record.id)), ask))),
+    Promise.all(found.map(async ({ record, health }) => describe(record, health, ask))),
     withDeadline(async () => ingestStatsStub(c.env).refusals(), timeoutMs, "ingest stats").then(
       (rows) => rows.filter((row) => everything || streams.has(row.stream)).map(({ minuteStartMs, ...row }) => ({ at: new Date(minuteStartMs).toISOString(), ...row })),
       () => null,

@@ -7,7 +7,7 @@ import { NameSchema } from "../../shared/wire/dataflow-spec.ts";
 import { describeProblems, StreamSchemaSchema } from "../../shared/wire/stream-schema.ts";
 import type { StreamConflict } from "../../durable-objects/stream-store.ts";
 import type { AppEnv } from "../app-env.ts";
-import { askCoordinator } from "../cluster.ts";
+import { askRegistry } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
 import { strictJsonBody } from "../json-body.ts";
 
@@ -33,16 +33,16 @@ export const streamRoutes = new Hono<AppEnv>()
   .put("/:stream", zValidator("param", StreamParamSchema, onInvalid), strictJsonBody, zValidator("json", StreamSchemaSchema, onInvalid), async (c) => {
     const { stream } = c.req.valid("param");
     const schema = c.req.valid("json");
-    const result = await askCoordinator(c.env, async (co) => co.putStream(stream, schema));
+    const result = await askRegistry(c.env, async (registry) => registry.putStream(stream, schema));
     if (result.status === "conflict") throw conflictError(stream, result.conflicts);
     // Routers pick the new schema up when their cached routing expires (FLUX_ROUTING_CACHE_MS); this one at once.
     c.var.routingCache.expire(stream);
     return c.json({ status: result.status, stream: result.stream }, result.status === "created" ? 201 : 200);
   })
-  .get("/", async (c) => c.json({ streams: await askCoordinator(c.env, async (co) => co.listStreams()) }))
+  .get("/", async (c) => c.json({ streams: await askRegistry(c.env, async (registry) => registry.listStreams()) }))
   .get("/:stream", zValidator("param", StreamParamSchema, onInvalid), async (c) => {
     const { stream } = c.req.valid("param");
-    const record = await askCoordinator(c.env, async (co) => co.getStream(stream));
+    const record = await askRegistry(c.env, async (registry) => registry.getStream(stream));
     if (!record) throw new FluxError("UNKNOWN_STREAM", `stream '${stream}' has no declared schema`);
     return c.json({ stream: record });
   });

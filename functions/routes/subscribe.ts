@@ -30,7 +30,7 @@ export const subscribeRoutes = new Hono<AppEnv>().get(
     const webSocket = c.req.header("upgrade")?.toLowerCase() === "websocket";
     // Hono also routes HEAD here, and a HEAD response cannot carry the upgrade.
     if (webSocket && c.req.method !== "GET") throw new FluxError("INVALID_REQUEST", `a WebSocket upgrade must be a GET, not ${c.req.method}`);
-    const record = await readableDataflow(c.env, id);
+    const { record } = await readableDataflow(c.env, c.var.config, c.var.dataflowCache, id);
     // Only a reconnecting EventSource sends Last-Event-ID; a WebSocket resumes from ?cursor=.
     const text = webSocket ? fromQuery : (c.req.header("last-event-id") ?? fromQuery);
     if (text !== undefined && !CursorTextSchema.safeParse(text).success) throw new FluxError("INVALID_REQUEST", "the cursor must look like 0,12,3");

@@ -13,7 +13,7 @@ import { signToken } from "../../shared/tokens/signed-token.ts";
 import { parseTokenSecrets } from "../../shared/tokens/token-secrets.ts";
 import { MintTokenRequestSchema, TokenIdSchema, type MintTokenResponse, type RevokeTokenResponse, type TokenClaims } from "../../shared/wire/tokens.ts";
 import type { AppEnv } from "../app-env.ts";
-import { askCoordinator } from "../cluster.ts";
+import { askRegistry } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
 import { strictJsonBody } from "../json-body.ts";
 import { hmacSha256, newTokenId } from "../token-crypto.ts";
@@ -35,7 +35,7 @@ export const tokenRoutes = new Hono<AppEnv>()
     const { id } = c.req.valid("param");
     // The id is the whole request: a body is refused rather than ignored.
     if ((await c.req.text()) !== "") throw new FluxError("INVALID_REQUEST", `POST /v1/admin/tokens/${id}/revoke takes no body; send none`);
-    const { status, record } = await askCoordinator(c.env, (co) => co.revokeToken(id));
+    const { status, record } = await askRegistry(c.env, (registry) => registry.revokeToken(id));
     c.var.revocations.add(id, Date.now());
     const body: RevokeTokenResponse = { id, status, revokedAtMs: record.revokedAtMs, effectiveEverywhereAtMs: record.revokedAtMs + c.var.config.revocationCacheMs };
     return c.json(body);

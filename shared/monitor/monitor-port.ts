@@ -1,5 +1,5 @@
 /**
- * How the monitor reaches replicas. The coordinator backs it with Durable Object stubs
+ * How the monitor reaches replicas. Each dataflow's monitor object backs it with Durable Object stubs
  * and deadlines; the simulator backs it with simulated replicas. A call that fails or
  * misses its deadline rejects.
  */
@@ -42,7 +42,7 @@ export interface MonitorPort {
   flush(name: string, epoch: number): Promise<FlushReply>;
   /**
    * Called after each step that copied seed data, telling whether the survivor took writes
-   * since the previous one: the coordinator pauses to leave the thread to ingest
+   * since the previous one: the monitor pauses to leave the thread to ingest
    * (`platform/seed-pacing.ts`); without it, steps follow each other at once.
    */
   paceSeed?(ingestActive: boolean): Promise<void>;

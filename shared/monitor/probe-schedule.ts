@@ -26,7 +26,7 @@ export interface DataflowClock {
   fingerprint: string | null;
   /** When the fingerprint last changed. */
   progressAtMs: number;
-  /** Idle as of the last tick; the coordinator persists an {@link IdleMarker} when this flips. */
+  /** Idle as of the last tick; the monitor persists an {@link IdleMarker} when this flips. */
   idle: boolean;
 }
 
@@ -114,7 +114,7 @@ export function isDue(dueAtMs: number, nowMs: number, tuning: ScheduleTuning): b
 }
 
 /**
- * The coordinator's schedule state: one clock per dataflow and the routers' latest
+ * A monitor's schedule state: one clock per dataflow and the routers' latest
  * reports, all in memory. Only each dataflow's idle marker is persisted (by the caller,
  * when {@link MonitorSchedule.observe} says it flipped), so an instance woken from
  * hibernation keeps probing an idle dataflow rarely.

@@ -1,5 +1,5 @@
 /**
- * The coordinator's alarm, as one step over injected storage and ports: finish pending
+ * A dataflow monitor's alarm, as one step over injected storage and ports: finish pending
  * deletions, tick the dataflows that are due (`probe-schedule.ts`), note which went idle
  * or active, and say when the alarm should fire next. Writes only what changed: the
  * store compares with what it holds, and an idle marker is written only when it flips.
@@ -11,7 +11,7 @@ import type { MonitorTuning } from "./plan-monitor-tick.ts";
 import { isDue, type IdleMarker, type MonitorSchedule, type ScheduleTuning } from "./probe-schedule.ts";
 import { runMonitorTick, type MonitorStore } from "./run-monitor-tick.ts";
 
-/** What the alarm step reads and writes; the coordinator backs it with its storage and stubs. */
+/** What the alarm step reads and writes; its monitor object backs it with its storage and stubs. */
 export interface DueTickHost {
   list(): DataflowRecord[];
   health(id: string): HealthMap;

@@ -1,7 +1,7 @@
 /**
  * One monitor tick over all dataflows: probe every replica with a deadline, decide
  * (pure), persist, reconcile replicas to their routes, then advance recoveries. Used by
- * the coordinator's alarm and by the simulator. Idempotent: a tick cut short anywhere is
+ * each dataflow monitor's alarm and by the simulator. Idempotent: a tick cut short anywhere is
  * completed by the next one.
  */
 import type { DataflowRecord, HealthMap } from "../wire/routing.ts";
@@ -14,7 +14,7 @@ import { noteRetiredProbes, retiredDue, retiredReplicas } from "./retired-probes
 import { sendClockTicks } from "./send-ticks.ts";
 import { syncStandby } from "./sync-standby.ts";
 
-/** Where the tick reads and writes the coordinator's records. */
+/** Where the tick reads and writes the monitor's records. */
 export interface MonitorStore {
   save(record: DataflowRecord, health: HealthMap): Promise<void>;
 }
@@ -95,7 +95,7 @@ async function advanceRecoveries(tick: Tick, record: DataflowRecord, health: Hea
   let attached = false;
   for (const route of record.routes) {
     if (route.status !== "recovering") continue;
-    // A failed save is the coordinator's own storage failing: it ends the tick, unlike a replica that did not answer.
+    // A failed save is the monitor's own storage failing: it ends the tick, unlike a replica that did not answer.
     let saveError: { err: unknown } | null = null;
     const save = () => tick.store.save(record, health).catch((err: unknown) => Promise.reject((saveError = { err }).err));
     try {

@@ -22,7 +22,7 @@ export interface StepResult<Reply> {
 const noEffects = (): ReplicaEffects => ({ log: [], outputs: [] });
 
 /**
- * Applies a coordinator's configuration to an existing replica. Refuses an older epoch,
+ * Applies a monitor's configuration to an existing replica. Refuses an older epoch,
  * or an older route version within the epoch (a configuration delivered late).
  * Losing the standby (or being promoted) makes every pending entry stable at once: it is
  * durable on the only replica left. Gaining a standby restarts log retention from 0

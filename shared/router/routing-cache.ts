@@ -25,7 +25,7 @@ export class RoutingCache {
 
   /**
    * Cached routing of `stream`, or undefined when absent or expired at `nowMs`.
-   * Pass `-Infinity` as `nowMs` to get an entry however old (the coordinator is down).
+   * Pass `-Infinity` as `nowMs` to get an entry however old (the stream's directory or a monitor is down).
    */
   get(stream: string, nowMs: number): StreamRouting | undefined {
     const entry = this.#entries.get(stream);
@@ -36,7 +36,7 @@ export class RoutingCache {
   /**
    * Stores a lookup result that has dataflows; one without drops the stream's entry, so a
    * deleted dataflow is neither kept by an isolate that lives on (one entry per stream ever
-   * routed) nor used as the fallback while the coordinator is down.
+   * routed) nor used as the fallback while the directory is down.
    */
   set(stream: string, routing: StreamRouting, nowMs: number): void {
     if (routing.dataflows.length === 0) this.#entries.delete(stream);

@@ -2,10 +2,10 @@
  * A router's copy of the revocation list (issue 26), so checking a signed token costs no
  * object call: refreshed when older than `maxAgeMs` (FLUX_REVOCATION_CACHE_MS), one
  * refresh at a time. Its age counts from when the refresh started, so a revocation the
- * coordinator recorded at `r` is refused by every request from `r + maxAgeMs` on.
+ * registry recorded at `r` is refused by every request from `r + maxAgeMs` on.
  */
 
-/** Reads the coordinator's list of revoked ids. */
+/** Reads the registry's list of revoked ids. */
 export type FetchRevoked = () => Promise<readonly string[]>;
 
 /** Per-isolate cache; time is passed in so the cache stays pure. */
@@ -30,7 +30,7 @@ export class RevocationCache {
   /**
    * Whether `id` is revoked, refreshing the list first when it is older than `maxAgeMs` at
    * `nowMs`. If the refresh fails, the list already held is used and asked for again only
-   * `maxAgeMs` later (so a coordinator that is down does not slow every request).
+   * `maxAgeMs` later (so a registry that is down does not slow every request).
    * @throws the fetch's error when no list was ever fetched (the caller answers 503).
    */
   async isRevoked(id: string, nowMs: number): Promise<boolean> {
@@ -38,7 +38,7 @@ export class RevocationCache {
     return this.#ids.has(id) || this.#added.has(id);
   }
 
-  /** Records a revocation the coordinator confirmed by `nowMs`, so that this isolate enforces it at once. */
+  /** Records a revocation the registry confirmed by `nowMs`, so that this isolate enforces it at once. */
   add(id: string, nowMs: number): void {
     this.#added.set(id, nowMs);
   }

@@ -1,5 +1,5 @@
 /**
- * The dataflow spec accepted by `PUT /v1/dataflows/{id}` and stored by the coordinator.
+ * The dataflow spec accepted by `PUT /v1/dataflows/{id}` and stored by the registry and the dataflow's monitor.
  * Unknown fields are rejected at the HTTP boundary so typos never pass silently.
  */
 import * as z from "zod";

@@ -1,5 +1,5 @@
 /**
- * Payloads of the RPCs between routers, the coordinator and replicas (DESIGN.md §4).
+ * Payloads of the RPCs between routers, monitors and replicas (DESIGN.md §4).
  * Internal callers pass already-typed values; replies are result unions keyed on
  * `status`, never exceptions, for expected outcomes such as a stale epoch.
  */
@@ -18,7 +18,7 @@ const ReplicaIdentitySchema = z.object({
 });
 
 /**
- * Sent by the coordinator to (re)configure a replica for an epoch. Idempotent. Only a
+ * Sent by the dataflow's monitor to (re)configure a replica for an epoch. Idempotent. Only a
  * dataflow's creation sets `create`: a route member that lost its state must be
  * replaced, never silently re-created empty.
  */

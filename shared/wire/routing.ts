@@ -1,5 +1,5 @@
 /**
- * The coordinator's durable records: dataflows, their routing tables and the monitor's
+ * A dataflow monitor's durable records (issue 29: one monitor object per dataflow): dataflows, their routing tables and the monitor's
  * bookkeeping per partition (DESIGN.md §4). Every routing change bumps `epoch` and
  * `version`; replicas refuse calls from older epochs.
  */
@@ -7,7 +7,7 @@ import { z } from "zod";
 import { StoredDataflowSpecSchema } from "./dataflow-spec.ts";
 import { ReplicaStatusSchema } from "./replica-rpc.ts";
 
-/** Health of a partition as the coordinator sees it. */
+/** Health of a partition as its monitor sees it. */
 const PartitionStatusSchema = z.enum(["healthy", "degraded", "recovering", "unavailable"]);
 
 

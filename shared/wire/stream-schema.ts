@@ -48,7 +48,7 @@ export const StreamSchemaSchema = z.strictObject({
 });
 export type StreamSchema = z.output<typeof StreamSchemaSchema>;
 
-/** A stream as the coordinator stores it and the API shows it. */
+/** A stream as the registry stores it and the API shows it. */
 export const StreamRecordSchema = z.object({
   name: z.string(),
   schema: StreamSchemaSchema,

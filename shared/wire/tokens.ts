@@ -57,13 +57,13 @@ export type TokenClaims = z.infer<typeof TokenClaimsSchema>;
 export const RevokeTokenResponseSchema = z.object({
   id: TokenIdSchema,
   status: z.enum(["revoked", "already-revoked"]),
-  /** When the coordinator recorded the revocation (the first one, for a repeat), epoch ms. */
+  /** When the registry recorded the revocation (the first one, for a repeat), epoch ms. */
   revokedAtMs: z.number().int(),
   /** From then on every router refuses the token (`revokedAtMs` + FLUX_REVOCATION_CACHE_MS), epoch ms; the router that answered refuses it at once. */
   effectiveEverywhereAtMs: z.number().int(),
 });
 export type RevokeTokenResponse = z.infer<typeof RevokeTokenResponseSchema>;
 
-/** A revoked token id in the coordinator's storage, kept until `forgetAtMs` (epoch ms), when every token it can name has expired. */
+/** A revoked token id in the registry's storage, kept until `forgetAtMs` (epoch ms), when every token it can name has expired. */
 export const RevokedTokenSchema = z.object({ v: z.literal(1), id: TokenIdSchema, revokedAtMs: z.number().int(), forgetAtMs: z.number().int() });
 export type RevokedToken = z.infer<typeof RevokedTokenSchema>;

@@ -6,13 +6,12 @@
 import { env } from "cloudflare:workers";
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { Coordinator } from "../../durable-objects/coordinator.ts";
+import type { DataflowMonitor } from "../../durable-objects/dataflow-monitor.ts";
 import { planMonitorTick } from "../../shared/monitor/plan-monitor-tick.ts";
-import { COORDINATOR_NAME } from "../../shared/names.ts";
 import { partitionFor } from "../../shared/partitioner.ts";
 import { DataflowRecordSchema } from "../../shared/wire/routing.ts";
 import { call, createDataflow, postEvents } from "../helpers/api.ts";
-import { expectExact, fault, faultSpec, postUntilAcked, routing, tick, tickUntilHealthy, tickUntilRetired, type Event } from "../helpers/fault-client.ts";
+import { expectExact, fault, faultSpec, monitorOf, postUntilAcked, routing, tick, tickUntilHealthy, tickUntilRetired, type Event } from "../helpers/fault-client.ts";
 
 const onPartition = (partition: number, seq: number): Event[] =>
   ["a", "b", "c", "d", "e", "f"].filter((p) => partitionFor(p, 2) === partition).map((page) => ({ page, ts: seq * 10, bytes: seq }));
@@ -55,15 +54,15 @@ describe("a monitor evicted mid-takeover", () => {
     for (let seq = 1; seq <= 3; seq++) await postUntilAcked(stream, "c", seq, onPartition(0, seq));
     const before = (await routing(id))[0];
     await fault(before?.primary ?? "", "crash");
-    const coordinator = env.COORDINATOR.getByName(COORDINATOR_NAME);
+    const monitor = monitorOf(id);
     // The first half of a tick: the takeover decided and persisted, no replica told yet.
-    await runInDurableObject(coordinator, async (_instance: Coordinator, state) => {
+    await runInDurableObject(monitor, async (_instance: DataflowMonitor, state) => {
       const record = DataflowRecordSchema.parse(state.storage.kv.get(`dataflow:${id}`));
       const failed = new Map([[before?.primary ?? "", { ok: false as const, error: "crashed" }]]);
       planMonitorTick(record, {}, failed, Date.now(), { failAfterMisses: 1, locationHints: [], missSpacingMs: 0 });
       state.storage.kv.put(`dataflow:${id}`, record);
     });
-    await evictDurableObject(coordinator);
+    await evictDurableObject(monitor);
     const promoted = (await routing(id))[0];
     expect(promoted?.primary).toBe(before?.standby);
     expect(await env.PARTITION_REPLICA.getByName(promoted?.primary ?? "").status()).toMatchObject({ role: "standby", epoch: 1 });

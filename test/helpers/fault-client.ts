@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { expect } from "vitest";
-import { COORDINATOR_NAME } from "../../shared/names.ts";
+import { COORDINATOR_NAME, monitorName } from "../../shared/names.ts";
 import { windowAggregate } from "../../shared/operators/window-aggregate.ts";
 import { DataflowSpecSchema } from "../../shared/dataflow-checks/dataflow-spec-schema.ts";
 import type { FluxRecord } from "../../shared/wire/window-result.ts";
@@ -16,13 +16,21 @@ const ADMIN_TOKEN = "test-admin-token";
 
 export type Event = { page: string; ts: number; bytes: number };
 
-/** Runs the monitor's tick now (the alarm is always armed once a dataflow exists). */
-export async function tick(): Promise<void> {
-  const coordinator = env.COORDINATOR.getByName(COORDINATOR_NAME);
-  if (!(await runDurableObjectAlarm(coordinator))) {
-    // A tick re-arms first; if none is armed yet, arm one by reporting a failure.
-    await coordinator.reportFailure();
-    await runDurableObjectAlarm(coordinator);
+/** The monitor object of dataflow `id` (issue 29). */
+export function monitorOf(id: string) {
+  return env.DATAFLOW_MONITOR.getByName(monitorName(id));
+}
+
+/**
+ * Runs every dataflow's monitor tick now, in turn, or only that of dataflow `only` (each
+ * monitor's alarm is armed once its dataflow exists; a test runs it whenever it is armed for).
+ */
+export async function tick(only?: string): Promise<void> {
+  const ids = only === undefined ? (await env.COORDINATOR.getByName(COORDINATOR_NAME).listDataflows()).map((e) => e.id) : [only];
+  for (const id of ids) {
+    const monitor = monitorOf(id);
+    // A tick re-arms first; if none is armed, a report ticks now.
+    if (!(await runDurableObjectAlarm(monitor))) await monitor.reportFailure();
   }
 }
 

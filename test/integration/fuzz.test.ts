@@ -11,7 +11,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../functions/app.ts";
 import { ErrorEnvelopeSchema } from "../../shared/errors.ts";
-import { COORDINATOR_NAME } from "../../shared/names.ts";
+import { COORDINATOR_NAME, monitorName } from "../../shared/names.ts";
 import { buildOpenApi } from "../../shared/openapi.ts";
 import { DECLARED_SCHEMA, DECLARED_SPEC, FIXED_EXAMPLES, FIXTURES, fuzzRequest, type FuzzRequest } from "../helpers/fuzz-requests.ts";
 
@@ -66,15 +66,16 @@ function paramsFit(operation: Operation, params: Record<string, string>): boolea
     });
 }
 
-/** What a refused request must not change: the coordinator's records, its revoked token ids and every replica's progress. */
+/** What a refused request must not change: the registry's entries and streams, its revoked token ids, each dataflow's record and every replica's progress. */
 async function fingerprint(): Promise<string> {
   const coordinator = env.COORDINATOR.getByName(COORDINATOR_NAME);
-  const dataflows = await coordinator.listDataflows();
+  const entries = await coordinator.listDataflows();
+  const dataflows = (await Promise.all(entries.map(async (e) => (await env.DATAFLOW_MONITOR.getByName(monitorName(e.id)).lookup()).record))).filter((r) => r !== null);
   const streams = await coordinator.listStreams();
   const revoked = await coordinator.revokedTokens();
   const names = dataflows.flatMap((d) => d.routes.flatMap((r) => [r.primary, ...(r.standby ? [r.standby] : [])]));
   const replicas = await Promise.all(names.map(async (name) => [name, await env.PARTITION_REPLICA.getByName(name).status()]));
-  return JSON.stringify({ dataflows, streams, revoked, replicas });
+  return JSON.stringify({ entries, dataflows, streams, revoked, replicas });
 }
 
 let current = "";

@@ -2,7 +2,7 @@
 import { env } from "cloudflare:workers";
 import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { COORDINATOR_NAME } from "../../shared/names.ts";
+import { COORDINATOR_NAME, directoryName, monitorName } from "../../shared/names.ts";
 import { call, createDataflow, postEvents, results } from "../helpers/api.ts";
 
 async function replicaNames(id: string): Promise<string[]> {
@@ -12,7 +12,7 @@ async function replicaNames(id: string): Promise<string[]> {
 }
 
 describe("restart of every object", () => {
-  it("evicting every replica and the coordinator loses nothing and forgets no seq", async () => {
+  it("evicting every replica, the registry, the monitor and the directory loses nothing and forgets no seq", async () => {
     // FLUX_CHECKPOINT_EVERY is 4 in tests, so state comes back from checkpoint plus log.
     const { id, stream } = await createDataflow();
     for (let seq = 1; seq <= 11; seq++) {
@@ -32,6 +32,8 @@ describe("restart of every object", () => {
     expect(names).toHaveLength(8);
     for (const name of names) await evictDurableObject(env.PARTITION_REPLICA.getByName(name));
     await evictDurableObject(env.COORDINATOR.getByName(COORDINATOR_NAME));
+    await evictDurableObject(env.DATAFLOW_MONITOR.getByName(monitorName(id)));
+    await evictDurableObject(env.STREAM_DIRECTORY.getByName(directoryName(stream)));
 
     expect(await results(id)).toEqual(before);
     expect(await (await call("GET", "/v1/status")).json()).toEqual(statusBefore);

@@ -40,7 +40,7 @@ export async function runSimulation(seed: number, options: SimOptions = {}): Pro
   await settle(w);
   settled = true;
   await w.clock.run(w.clock.now + 1_000);
-  const lastTick = monitorTick(w, false);
+  const lastTick = Promise.all(w.dataflows.map((dataflow) => monitorTick(w, dataflow, false)));
   await w.clock.run(w.clock.now + 1_000);
   await lastTick;
   // Stages catch up with what the last tick moved (deliveries and their answers take a few calls).
@@ -57,8 +57,9 @@ export async function runSimulation(seed: number, options: SimOptions = {}): Pro
 
 /** Faults have stopped: heal every replica (a wiped one stays empty) and wait until everything is healthy and caught up. */
 async function settle(w: SimWorld): Promise<void> {
+  w.takeovers.finish(w.clock.now);
   for (const [name, r] of w.replicas.replicas) if (r.fault) w.replicas.inject(name, "heal");
-  w.coordinatorUp = true;
+  for (const dataflow of w.dataflows) dataflow.monitor.restore(w.clock.now);
   // Give the monitor a few heartbeats to notice the last fault before judging.
   await w.clock.run(w.clock.now + 4 * HEARTBEAT_MS);
   const isSettled = () =>

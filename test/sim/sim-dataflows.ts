@@ -1,14 +1,15 @@
 /**
  * The dataflows of a simulated run (issue 27): one fed by the producers' stream, and for
  * the pipeline workloads the stages reading it — two stages in a row, or a fan-out into
- * two stages that a third reads as a union. Each keeps the coordinator's durable record as
- * the monitor last saved it, and a cursor reader per partition.
+ * two stages that a third reads as a union. Each keeps its durable record as its own monitor
+ * (issue 29) last saved it, that monitor's state, and a cursor reader per partition.
  */
 import { DataflowSpecSchema } from "../../shared/dataflow-checks/dataflow-spec-schema.ts";
 import { planDataflow } from "../../shared/plan-dataflow.ts";
 import type { DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
 import { DataflowRecordSchema, type DataflowRecord } from "../../shared/wire/routing.ts";
 import { CursorReader } from "./sim-checks.ts";
+import { SimMonitor } from "./sim-monitors.ts";
 import type { Violations } from "./violations.ts";
 
 export const WORKLOADS = ["window", "heavy-hitters", "ticks", "pipeline2", "pipeline3", "join"] as const;
@@ -66,8 +67,10 @@ export function workloadSpecs(workload: Workload, int: (n: number) => number): {
 export class SimDataflow {
   readonly id: string;
   readonly spec: DataflowSpec;
-  /** The coordinator's durable record as JSON: what the monitor saved last. */
+  /** The durable record as JSON: what its monitor saved last. */
   stored: string;
+  /** Its monitor object (issue 29): up, slow or restarting independently of the others. */
+  readonly monitor = new SimMonitor();
   storedHealth = "{}";
   readonly readers: CursorReader[];
   #parsed: { json: string; record: DataflowRecord } | null = null;

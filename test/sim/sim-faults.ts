@@ -2,7 +2,8 @@
  * The fault injector of a simulated run (issue 10): a planned number of replica faults,
  * timed against client activity — the first once a random share of the batches has been
  * acknowledged, the next ones often while a partition is recovering from the previous
- * fault — plus coordinator outages. Normal runs keep at most one replica per partition
+ * fault — plus faults of one dataflow's monitor object (issue 29: down, slow or restarted
+ * mid-tick), often while another dataflow fails over. Normal runs keep at most one replica per partition
  * down at a time (a fresh replica being seeded counts as the one); both-down runs take
  * both replicas that hold the partition's data down at once, every time.
  */
@@ -21,17 +22,21 @@ export async function faultLoop(w: SimWorld, total: number): Promise<void> {
   const planned = 1 + (w.rng.chance(0.55) ? 1 + (w.rng.chance(0.35) ? 1 : 0) : 0);
   const firstAt = Math.floor(w.rng.next() * 0.6 * total);
   await until(w, () => w.acked.size >= firstAt, SETTLE_WAIT);
+  const monitorFaults: Promise<void>[] = [];
   for (let i = 0; i < planned; i++) {
-    if (w.rng.chance(0.2)) await coordinatorOutage(w);
     // After the first fault, usually strike while the partition is recovering from it.
     const inRecovery = i > 0 && w.rng.chance(0.7);
     if (!inRecovery) await w.clock.sleep(w.rng.int(200));
     // A partition recovering soon (the last fault's), else any healthy one.
     const target = (inRecovery ? await until(w, () => pick(w, true), WAIT_LIMIT_MS) : null) ?? (await until(w, () => pick(w, false), WAIT_LIMIT_MS));
     if (!target) continue;
+    // Not awaited: a monitor fails as the replica does, usually another dataflow's (issue 29).
+    const failMonitor = () => monitorFaults.push(monitorFault(w, monitorToFail(w, target.dataflow)));
+    if (w.rng.chance(0.3)) failMonitor();
     if (w.options.bothDown) await bothDown(w, target);
-    else await oneDown(w, target);
+    else await oneDown(w, target, failMonitor);
   }
+  await Promise.all(monitorFaults);
 }
 
 /** Polls every 10 ms until `found` gives a value, or `limitMs` passes. */
@@ -59,13 +64,29 @@ function pick(w: SimWorld, inRecovery: boolean): Target | null {
   return candidates[w.rng.int(candidates.length)] ?? null;
 }
 
-async function coordinatorOutage(w: SimWorld): Promise<void> {
-  w.count("coordinator-outage", false);
-  w.coordinatorUp = false;
-  w.log("coordinator down");
-  await w.clock.sleep(100 + w.rng.int(300));
-  w.coordinatorUp = true;
-  w.log("coordinator up");
+/** Whose monitor fails with a replica of `victim`'s: another dataflow's (when there is one) three times in four. */
+function monitorToFail(w: SimWorld, victim: SimDataflow): SimDataflow {
+  const others = w.dataflows.filter((d) => d !== victim);
+  return others.length > 0 && w.rng.chance(0.75) ? (others[w.rng.int(others.length)] ?? victim) : victim;
+}
+
+/**
+ * One dataflow's monitor object fails: down for 200-1000 ms (its tick in progress dies), slow
+ * for 300-1000 ms (each of its calls 40-120 ms late), or restarted (its next tick dies part-way).
+ */
+async function monitorFault(w: SimWorld, dataflow: SimDataflow): Promise<void> {
+  const monitor = dataflow.monitor;
+  const kind = (["monitor-down", "monitor-slow", "monitor-restart"] as const)[w.rng.int(3)] ?? "monitor-down";
+  w.count(kind, false);
+  w.log(`${kind}: the monitor of ${dataflow.id}`);
+  if (kind === "monitor-restart") {
+    monitor.restartPending = true;
+    return;
+  }
+  monitor.disturb(w.clock.now, kind === "monitor-down" ? { up: false } : { slowMs: 40 + w.rng.int(80) });
+  await w.clock.sleep(kind === "monitor-down" ? 200 + w.rng.int(800) : 300 + w.rng.int(700));
+  monitor.restore(w.clock.now);
+  w.log(`the monitor of ${dataflow.id} is back`);
 }
 
 /**
@@ -79,9 +100,11 @@ async function bothDown(w: SimWorld, { dataflow, route }: Target): Promise<void>
   w.count("both-down", true, route.status === "recovering", dataflow !== w.first);
   w.coverage.bothDown += 1;
   for (const name of pair) w.replicas.inject(name, "crash");
+  const crashedAt = w.clock.now;
   await w.clock.sleep(400 + w.rng.int(400));
   const status = dataflow.record().routes[route.partition]?.status;
-  if (status !== "unavailable") w.violations.add("unavailable", `${dataflow.id} partition ${route.partition} reported ${status} with both replicas down`);
+  // Its own monitor must have been up and quick to notice (issue 29: another's does not matter).
+  if (status !== "unavailable" && !dataflow.monitor.disturbedBetween(crashedAt, w.clock.now)) w.violations.add("unavailable", `${dataflow.id} partition ${route.partition} reported ${status} with both replicas down`);
   // Only the one the routing last made primary may bring the partition back on its own:
   // the other may lack writes acknowledged while it was down.
   const lastPrimary = dataflow.record().routes[route.partition]?.primary ?? route.primary;
@@ -93,12 +116,17 @@ async function bothDown(w: SimWorld, { dataflow, route }: Target): Promise<void>
  * primary or the standby, in a recovering one the fresh replica being seeded. It may
  * return as a zombie right after being replaced.
  */
-async function oneDown(w: SimWorld, { dataflow, route }: Target): Promise<void> {
+async function oneDown(w: SimWorld, { dataflow, route }: Target, failMonitor: () => void): Promise<void> {
   const recovering = route.status === "recovering" && route.recovery !== null;
   const victim = (recovering ? route.recovery?.replica : [route.primary, route.standby][w.rng.int(2)]) ?? route.primary;
   const kind = (["crash", "hang", "slow", "wipe"] as const)[w.rng.int(4)] ?? "crash";
   w.count(kind, true, recovering, dataflow !== w.first);
   w.replicas.inject(victim, kind);
+  if (!recovering && victim === route.primary && (kind === "crash" || kind === "hang")) {
+    w.takeovers.expect(dataflow.id, route.partition, victim, w.clock.now);
+    // Half the time a takeover is owed, a monitor fails with it: does the takeover wait for that monitor?
+    if (w.rng.chance(0.5)) failMonitor();
+  }
   if (kind === "wipe") return;
   if (w.rng.chance(0.5)) {
     await until(w, () => {
@@ -108,5 +136,6 @@ async function oneDown(w: SimWorld, { dataflow, route }: Target): Promise<void> 
   } else {
     await w.clock.sleep(50 + w.rng.int(800));
   }
+  w.takeovers.healed(victim, w.clock.now);
   w.replicas.inject(victim, "heal");
 }

@@ -61,7 +61,7 @@ export class SimReplicas {
   readonly #patched = new WeakSet<object>();
   readonly #readerRoutes: (ids: readonly string[]) => ReaderRoute[];
 
-  /** @param readerRoutes what the coordinator tells an upstream primary of its readers (throws while it is down). */
+  /** @param readerRoutes what the readers' monitors tell an upstream primary of them (throws while one is down). */
   constructor(
     clock: SimClock,
     rng: Rng,

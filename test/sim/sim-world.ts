@@ -1,6 +1,6 @@
 /**
- * The simulated world of one seed (issue 4): replicas, the coordinator's durable records
- * (one dataflow, or for the pipeline workloads several: issue 27), routers' caches,
+ * The simulated world of one seed (issue 4): replicas, each dataflow's durable record and
+ * monitor (one dataflow, or for the pipeline workloads several: issues 27, 29), routers' caches,
  * producers' bookkeeping and cursor readers, all driven by one seeded RNG over simulated
  * time. The actors that act on it are in `sim-actors.ts`; the run and its final checks in
  * `run-simulation.ts`.
@@ -19,6 +19,7 @@ import { StableHistory } from "./stable-history.ts";
 import type { VariantHooks } from "./variant-hooks.ts";
 import { variantHooks, type Variant } from "./variants.ts";
 import { InjectedFailure, Violations } from "./violations.ts";
+import { TakeoverWatch } from "./sim-monitors.ts";
 
 export interface SimOptions {
   variant?: Variant | null;
@@ -49,7 +50,7 @@ export interface FaultCoverage {
   bothDown: number;
   /** Replica faults injected while producers were still writing. */
   whileWriting: number;
-  /** Every fault by kind, coordinator outages included. */
+  /** Every fault by kind, monitor faults included. */
   kinds: Record<string, number>;
   /** Replica faults that hit a stage (a dataflow reading another's results; issue 27). */
   stageFaults: number;
@@ -57,6 +58,8 @@ export interface FaultCoverage {
   backpressure: number;
   /** Results the last stage held at the end (closed and open). */
   stageResults: number;
+  /** Takeovers whose wait was judged (issue 29), the longest wait, and those while another dataflow's monitor was down or slow. */
+  takeovers: { takeovers: number; longestMs: number; whileOtherDisturbed: number };
 }
 
 export class SimWorld {
@@ -71,15 +74,15 @@ export class SimWorld {
   readonly replicas: SimReplicas;
   /** Every dataflow, the one producers post to first; then its stages, upstreams before readers. */
   readonly dataflows: SimDataflow[];
-  /** Whether the coordinator is up. */
-  coordinatorUp = true;
+  /** The takeovers replica faults call for, and how long each waited (issue 29). */
+  readonly takeovers: TakeoverWatch;
   readonly routingTtlMs: number;
   readonly settleLimitMs: number;
   /** Each router's cached routing and its coalescer of concurrent writes (one per isolate). */
   readonly routers: { cache: DataflowRecord; fetchedAt: number; coalescer: WriteCoalescer }[];
   readonly acked = new Map<string, Batch>();
   readonly allBatches = new Map<string, Batch>();
-  readonly coverage: FaultCoverage = { replicaFaults: 0, duringRecovery: 0, bothDown: 0, whileWriting: 0, kinds: {}, stageFaults: 0, backpressure: 0, stageResults: 0 };
+  readonly coverage: FaultCoverage = { replicaFaults: 0, duringRecovery: 0, bothDown: 0, whileWriting: 0, kinds: {}, stageFaults: 0, backpressure: 0, stageResults: 0, takeovers: { takeovers: 0, longestMs: 0, whileOtherDisturbed: 0 } };
   /** Set once the fault injector has injected everything it planned (producers keep writing until then). */
   faultsDone = false;
   /** Set once every producer has all its batches acknowledged. */
@@ -117,6 +120,7 @@ export class SimWorld {
         for (const init of desiredConfigs(record, route)) this.replicas.host(init.name).init({ ...init, create: true });
       }
     }
+    this.takeovers = new TakeoverWatch(this.violations, () => new Map(this.dataflows.map((d) => [d.id, d.monitor])), this.coverage.takeovers);
     this.routingTtlMs = 50 + this.rng.int(1500);
     this.routers = Array.from({ length: 2 + this.rng.int(5) }, () => ({
       cache: this.first.record(),
@@ -142,16 +146,15 @@ export class SimWorld {
     return found;
   }
 
-  /** What an upstream primary learns of its readers from the coordinator (fails while it is down). */
+  /** What an upstream primary learns of its readers from their monitors (fails while one is down). */
   readerRoutes(ids: readonly string[]): ReaderRoute[] {
-    if (!this.coordinatorUp) throw new InjectedFailure("coordinator down");
     return ids.map((id) => {
-      const { spec, routes } = this.dataflow(id).record();
+      const { spec, routes } = this.load(this.dataflow(id));
       return { id, spec, routes: routes.map((r) => ({ primary: r.primary, epoch: r.epoch })) };
     });
   }
 
-  /** Counts one injected fault of `kind` (a replica fault unless it is a coordinator outage; `onStage`: of a stage's replica). */
+  /** Counts one injected fault of `kind` (a replica fault unless it is a monitor's; `onStage`: of a stage's replica). */
   count(kind: string, replicaFault: boolean, duringRecovery = false, onStage = false): void {
     this.coverage.kinds[kind] = (this.coverage.kinds[kind] ?? 0) + 1;
     if (!replicaFault) return;
@@ -165,14 +168,14 @@ export class SimWorld {
     if (this.options.trace) this.trace.push(`[${String(this.clock.now).padStart(6)}] ${line}`);
   }
 
-  /** The first dataflow's stored record, read with a god's-eye view (works while the coordinator is down). Read-only: it is shared until the next save. */
+  /** The first dataflow's stored record, read with a god's-eye view (works while its monitor is down). Read-only: it is shared until the next save. */
   record(): DataflowRecord {
     return this.first.record();
   }
 
-  /** A stored record as a router or the monitor reads it (read-only; the monitor copies it): fails while the coordinator is down. */
+  /** A stored record as a router or its monitor reads it (read-only; the monitor copies it): fails while that dataflow's monitor is down. */
   load(dataflow: SimDataflow = this.first): DataflowRecord {
-    if (!this.coordinatorUp) throw new InjectedFailure("coordinator down");
+    if (!dataflow.monitor.up) throw new InjectedFailure(`monitor of ${dataflow.id} down`);
     return dataflow.record();
   }
 }

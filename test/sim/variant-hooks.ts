@@ -18,6 +18,7 @@ import type { BatchOutcome, FinishSeed, FinishSeedReply, FlushReply, NumberedOut
 import type { DataflowRecord, HealthMap } from "../../shared/wire/routing.ts";
 import type { FluxRecord } from "../../shared/wire/window-result.ts";
 import type { MemoryReplicaStorage } from "../helpers/memory-replica-storage.ts";
+import type { SimMonitor } from "./sim-monitors.ts";
 
 /** Wraps one call to a replica: `run` is the real call. */
 export type Wrap<M, R> = (host: ReplicaHost, msg: M, run: (msg: M) => R) => R;
@@ -56,6 +57,8 @@ export interface VariantHooks {
    * what a replica would answer to a probe now, null when down or empty).
    */
   save?: (record: DataflowRecord, before: DataflowRecord, health: HealthMap, status: (name: string) => ReplicaStatus | null) => void;
+  /** The monitor objects a tick of `own` depends on (issue 29; default: `own` only): it waits while any is down, and is as slow as the slowest. */
+  monitorsOf?: (own: SimMonitor, all: readonly SimMonitor[]) => readonly SimMonitor[];
 }
 
 /** no-dedup: the primary judges every batch against empty dedup state. */

@@ -2,18 +2,15 @@
  * Probe history stored by an older version that no longer parses must not stop the
  * monitor: it is soft state, dropped and rebuilt by the next probes.
  */
-import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { COORDINATOR_NAME } from "../../shared/names.ts";
 import { call, createDataflow } from "../helpers/api.ts";
-import { tick } from "../helpers/fault-client.ts";
+import { monitorOf, tick } from "../helpers/fault-client.ts";
 
-describe("the coordinator after an upgrade", () => {
+describe("a monitor after an upgrade", () => {
   it("drops unparsable probe history and keeps monitoring", async () => {
     const { id } = await createDataflow({ partitions: 1 });
-    const coordinator = env.COORDINATOR.getByName(COORDINATOR_NAME);
-    await runInDurableObject(coordinator, (_instance, state) => {
+    await runInDurableObject(monitorOf(id), (_instance, state) => {
       state.storage.kv.put(`health:${id}`, { [`${id}/p0/g0`]: { misses: "three", last: { v: 0 } } });
     });
     await tick();
