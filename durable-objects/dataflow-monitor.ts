@@ -68,7 +68,8 @@ export class DataflowMonitor extends DurableObject<Env> {
       const record = this.#record();
       if (!record || record.deleting) return [];
       const missed = await linkReader(this.#records, this.#monitor.port([record]), record, stage, add);
-      for (const replica of missed) await this.#monitor.report(replica);
+      // The alarm, soon, reconfigures them (a tick now would wait for this call's own lock).
+      if (missed.length > 0) await this.#monitor.arm(Date.now());
       return missed;
     });
   }

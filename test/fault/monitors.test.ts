@@ -2,7 +2,9 @@
  * Issue 29 in workerd: each dataflow has its own monitor object. One monitor crashes in the
  * middle of a takeover (decided and stored, no replica told) and stays down while another
  * dataflow's primary fails: the other fails over on its own monitor alone and takes writes;
- * when the first monitor returns it finishes what it had started. Both end exact.
+ * when the first monitor returns it finishes what it had started. Both end exact. And a
+ * stage created and deleted while a replica of its upstream is down: both answer at once (the
+ * upstream's monitor tells that replica later), and the upstream's replicas end with the right readers.
  */
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -10,7 +12,8 @@ import type { DataflowMonitor } from "../../durable-objects/dataflow-monitor.ts"
 import { planMonitorTick } from "../../shared/monitor/plan-monitor-tick.ts";
 import { partitionFor } from "../../shared/partitioner.ts";
 import { DataflowRecordSchema } from "../../shared/wire/routing.ts";
-import { createDataflow, postEvents } from "../helpers/api.ts";
+import { call, createDataflow, postEvents } from "../helpers/api.ts";
+import { env } from "cloudflare:workers";
 import { expectExact, fault, faultSpec, monitorOf, postUntilAcked, routing, tick, tickUntilHealthy, type Event } from "../helpers/fault-client.ts";
 
 const onPartition = (partition: number, seq: number): Event[] =>
@@ -58,5 +61,23 @@ describe("monitors of two dataflows", () => {
     const batches = [1, 2, 3, 4].map((seq) => onPartition(0, seq));
     await expectExact(a.id, a.stream, batches);
     await expectExact(b.id, b.stream, batches);
+  });
+});
+
+describe("a stage linked while a replica of its upstream is down", () => {
+  it("is created and deleted at once; the upstream's monitor tells the replica when it returns", async () => {
+    const up = await createDataflow({ partitions: 1 });
+    const standby = (await routing(up.id))[0]?.standby ?? "";
+    await fault(standby, "hang");
+    const stage = { from: up.id, key: "key", partitions: 1, window: { kind: "tumbling", sizeMs: 60_000 }, aggregates: { n: { op: "sum", field: "values.n" } } };
+    expect((await call("PUT", `/v1/dataflows/${up.id}-stage`, stage)).status).toBe(201);
+    expect((await call("DELETE", `/v1/dataflows/${up.id}-stage`)).status).toBe(200);
+    expect((await call("PUT", `/v1/dataflows/${up.id}-stage2`, stage)).status).toBe(201);
+    await fault(standby, "heal");
+    await tickUntilHealthy(up.id);
+    for (let i = 0; i < 5 && (await env.PARTITION_REPLICA.getByName((await routing(up.id))[0]?.standby ?? "").status())?.readers.join() !== `${up.id}-stage2`; i++) await tick(up.id);
+    for (const replica of [(await routing(up.id))[0]?.primary, (await routing(up.id))[0]?.standby]) {
+      expect((await env.PARTITION_REPLICA.getByName(replica ?? "").status())?.readers).toEqual([`${up.id}-stage2`]);
+    }
   });
 });
