@@ -108,7 +108,7 @@ function steadyWindow(rounds, startMs, endMs) {
 }
 
 /** The schedule settings of the bench's workerd: wrangler.toml's defaults. */
-const SCHEDULE = { heartbeatMs: 500, idleAfterMs: 10_000, idleProbeMs: 1_800_000, missSpacingMs: 250 };
+const SCHEDULE = { heartbeatMs: 500, watchProbeMs: 10_000, idleAfterMs: 10_000, idleProbeMs: 1_800_000, missSpacingMs: 250 };
 const DAY_MS = 86_400_000;
 
 /**

@@ -132,6 +132,17 @@ export async function routeStream(env: Env, config: FluxConfig, cache: RoutingCa
   return routing;
 }
 
+/** Keeps promises running after the response (plain `app.request` calls have no execution context: they simply run on their own). */
+export function keepRunning(c: { executionCtx: { waitUntil(promise: Promise<unknown>): void } }): (promise: Promise<unknown>) => void {
+  return (promise) => {
+    try {
+      c.executionCtx.waitUntil(promise);
+    } catch {
+      void promise;
+    }
+  };
+}
+
 /** Counts a refused ingest request for the dashboard; never fails or delays the request. */
 export function countRefusal(env: Env, stream: string, code: string, waitUntil: (promise: Promise<unknown>) => void): void {
   waitUntil(ingestStatsStub(env).countRefusal(stream, code).catch(() => undefined));

@@ -29,6 +29,8 @@ export interface FeedStart {
   endAt: number;
   /** Whether the token the feed was opened with has been revoked since; asked before every poll (absent: never). */
   isRevoked?: () => Promise<boolean>;
+  /** Tells the dataflow's monitor that a call to `replica` failed (issue 29: it probes at once). */
+  report?: (replica: string) => void;
 }
 
 /** How a feed ended: its cursor as text, and whether because its token was revoked (else time, or the client left). */
@@ -64,7 +66,7 @@ export async function runResultFeed(env: Env, start: FeedStart, sink: FeedSink):
     let progressed = false;
     let refresh = false;
     for (const route of routes) {
-      const outputs = await readNext(env, route, cursor[route.partition] ?? 0, start.replicaTimeoutMs);
+      const outputs = await readNext(env, route, cursor[route.partition] ?? 0, start.replicaTimeoutMs, start.report);
       if (outputs === null) {
         refresh = true; // this partition is failing over or down; try again after the pause
         continue;
@@ -84,13 +86,14 @@ export async function runResultFeed(env: Env, start: FeedStart, sink: FeedSink):
   return { cursorText: formatCursor(cursor), revoked: false };
 }
 
-/** One page of a partition's outputs after `afterSeq` from its primary, or null if the primary could not serve it. */
-async function readNext(env: Env, route: PartitionRoute, afterSeq: number, timeoutMs: number) {
+/** One page of a partition's outputs after `afterSeq` from its primary, or null if the primary could not serve it (a failed call is reported). */
+async function readNext(env: Env, route: PartitionRoute, afterSeq: number, timeoutMs: number, report?: (replica: string) => void) {
   try {
     const stub = replicaStub(env, route.primary);
     const page = await withDeadline(async () => stub.readOutputPage(route.epoch, afterSeq, PAGE), timeoutMs, `replica ${route.primary}`);
     return page.status === "ok" ? page.outputs : null;
   } catch {
+    report?.(route.primary);
     return null;
   }
 }

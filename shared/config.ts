@@ -51,6 +51,11 @@ const FluxConfigSchema = z
     FLUX_MAX_KEY_LENGTH: intFromVar(256, 1, 65_536),
     /** The monitor probes every replica of an active dataflow this often, ms. */
     FLUX_HEARTBEAT_MS: intFromVar(500, 10, 86_400_000),
+    /**
+     * ... but of an active one the data path watches (healthy, no clock ticks: its routers,
+     * readers and upstream primaries report every failed or slow call at once) only this often, ms (issue 29).
+     */
+    FLUX_WATCH_PROBE_MS: intFromVar(10_000, 10, 86_400_000),
     /** ... and of an idle one after as long again as it has been quiet, but at least this often, ms. */
     FLUX_IDLE_PROBE_MS: intFromVar(1_800_000, 10, 86_400_000),
     /** A healthy dataflow without clock ticks is idle once no replica's LSN moved for this long, ms. */
@@ -95,6 +100,7 @@ const FluxConfigSchema = z
     revocationCacheMs: vars.FLUX_REVOCATION_CACHE_MS,
     maxKeyLength: vars.FLUX_MAX_KEY_LENGTH,
     heartbeatMs: vars.FLUX_HEARTBEAT_MS,
+    watchProbeMs: vars.FLUX_WATCH_PROBE_MS,
     idleProbeMs: vars.FLUX_IDLE_PROBE_MS,
     idleAfterMs: vars.FLUX_IDLE_AFTER_MS,
     probeTimeoutMs: vars.FLUX_PROBE_TIMEOUT_MS,

@@ -60,6 +60,13 @@ export class FluxError extends Error {
     return ERROR_TABLE[this.code].retryable;
   }
 
+  /** The replica `details` names (a call to it failed or was refused), if any: what a router reports to its monitor. */
+  get replica(): string | undefined {
+    const details = this.details;
+    if (typeof details !== "object" || details === null || !("replica" in details)) return undefined;
+    return typeof details.replica === "string" && details.replica !== "" ? details.replica : undefined;
+  }
+
   /** The envelope to send; `details` is omitted when there are none. */
   toEnvelope(): ErrorEnvelope {
     const error: ErrorEnvelope["error"] = { code: this.code, message: this.message };

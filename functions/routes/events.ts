@@ -14,7 +14,7 @@ import { isName, NameSchema } from "../../shared/wire/dataflow-spec.ts";
 import { ingestAnswer } from "../../shared/router/ingest-answer.ts";
 import type { AppEnv } from "../app-env.ts";
 import { checkStreamEvents } from "../../shared/ingest/check-stream-events.ts";
-import { countRefusal, replicaPort, reportFailure, reportSuspect, routeStream } from "../cluster.ts";
+import { countRefusal, keepRunning, replicaPort, reportFailure, reportSuspect, routeStream } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
 import { noQueryParameters } from "../no-query.ts";
 import { producerKey } from "../producer-headers.ts";
@@ -34,7 +34,7 @@ export const eventsRoutes = new Hono<AppEnv>()
     if (c.req.method !== "POST" || c.res.status < 400) return;
     const stream = NameSchema.safeParse(c.req.param("stream"));
     const code = c.error instanceof FluxError ? c.error.code : await envelopeCode(c.res);
-    countRefusal(c.env, stream.success ? stream.data : "*", code, (p) => waitUntil(c, p));
+    countRefusal(c.env, stream.success ? stream.data : "*", code, keepRunning(c));
   })
   .post("/:stream/events", async (c) => {
     // In this order: the stream's name, the query string, the producer headers. A valid name
@@ -78,7 +78,7 @@ async function ingest(c: Context<AppEnv>, stream: string, { producer, seq }: { p
     record,
     subBatches: routeEvents(record.spec, events, receivedAtMs, config.maxKeyLength),
   }));
-  const keep = (p: Promise<unknown>) => waitUntil(c, p);
+  const keep = keepRunning(c);
   // One timer for this request's call deadlines and slow-call watches.
   const timer = new DeadlineTimer();
   const port = replicaPort(c.env, config, timer, (replica) => c.get("suspects").verdict(replica, () => reportSuspect(c.env, keep, replica)));
@@ -94,7 +94,7 @@ async function ingest(c: Context<AppEnv>, stream: string, { producer, seq }: { p
     if (err instanceof FluxError && err.code === "UNAVAILABLE") {
       // Fresh routing for the client's retry, and a probe now rather than at the next heartbeat.
       c.get("routingCache").expire(stream);
-      reportFailure(c.env, keep, dataflows.map((d) => d.id), replicaOf(err));
+      reportFailure(c.env, keep, dataflows.map((d) => d.id), err.replica);
     }
     throw err;
   });
@@ -107,20 +107,4 @@ async function envelopeCode(res: Response): Promise<string> {
   const error = typeof body === "object" && body !== null && "error" in body ? body.error : null;
   const code = typeof error === "object" && error !== null && "code" in error ? error.code : null;
   return typeof code === "string" ? code : "INTERNAL";
-}
-
-/** The replica an UNAVAILABLE error names, if any. */
-function replicaOf(err: FluxError): string | undefined {
-  const details = err.details;
-  if (typeof details !== "object" || details === null || !("replica" in details)) return undefined;
-  return typeof details.replica === "string" && details.replica !== "" ? details.replica : undefined;
-}
-
-/** Keeps `promise` running after the response (plain `app.request` calls have no execution context). */
-function waitUntil(c: { executionCtx: { waitUntil(promise: Promise<unknown>): void } }, promise: Promise<unknown>): void {
-  try {
-    c.executionCtx.waitUntil(promise);
-  } catch {
-    void promise; // no execution context: the promise simply runs on its own
-  }
 }

@@ -9,7 +9,8 @@ import type { ResultsResponse } from "../../shared/wire/api.ts";
 import type { DataflowRecord } from "../../shared/wire/routing.ts";
 import type { AppEnv } from "../app-env.ts";
 import { replicaStub, withDeadline } from "../../platform/object-calls.ts";
-import { readableDataflow } from "../cluster.ts";
+import { keepRunning, readableDataflow, reportFailure } from "../cluster.ts";
+import { FluxError } from "../../shared/errors.ts";
 import { onInvalid } from "../http-errors.ts";
 
 export const resultsRoutes = new Hono<AppEnv>().get(
@@ -26,11 +27,19 @@ export const resultsRoutes = new Hono<AppEnv>().get(
         record,
         { key, fromMs: from, toMs: to, limit, after },
       );
+    // A primary that did not answer is reported to the dataflow's monitor, which probes at once (issue 29).
+    const reported = (err: unknown) => {
+      const replica = err instanceof FluxError ? err.replica : undefined;
+      if (replica !== undefined) reportFailure(c.env, keepRunning(c), [id], replica);
+      return err;
+    };
     const found = await readableDataflow(c.env, config, dataflowCache, id);
     // A cached record may name a primary replaced since (issue 29): once more with a fresh one.
     const { results, next } = await read(found.record).catch(async (err: unknown) => {
-      if (!found.cached) throw err;
-      return read((await readableDataflow(c.env, config, dataflowCache, id, true)).record);
+      if (!found.cached) throw reported(err);
+      return read((await readableDataflow(c.env, config, dataflowCache, id, true)).record).catch((again: unknown) => {
+        throw reported(again);
+      });
     });
     const body: ResultsResponse = { dataflow: id, results, next: next && `${next.windowStartMs}:${next.key}` };
     return c.json(body);

@@ -15,7 +15,8 @@ import type { DataflowRecord, HealthMap } from "../../shared/wire/routing.ts";
 import type { AppEnv } from "../app-env.ts";
 import { sourcesOf } from "../../shared/wire/dataflow-spec.ts";
 import { edgesInto, pipelineOf } from "../../shared/stages/pipeline-status.ts";
-import { listDataflows } from "../cluster.ts";
+import { keepRunning, listDataflows, reportFailure } from "../cluster.ts";
+import { dataflowOfReplica } from "../../shared/names.ts";
 import { canReadDataflow } from "../../shared/tokens/access.ts";
 
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
@@ -33,6 +34,8 @@ export const statusRoutes = new Hono<AppEnv>().get("/", zValidator("query", Stat
       const status = await withDeadline(async () => stub.status(), timeoutMs, `replica ${name}`);
       return status ?? { error: "no state (never initialised, or storage lost)" };
     } catch (err) {
+      // Its monitor probes at once rather than at its next due time (issue 29: the data path watches healthy dataflows).
+      reportFailure(c.env, keepRunning(c), [dataflowOfReplica(name)], name);
       // In the product's words: what it means and what happens next (the runtime's text follows).
       const reason = err instanceof Error ? err.message : String(err);
       return { error: `unreachable: did not answer within ${timeoutMs} ms or failed (crashed, hung or restarting; the monitor fails it over if it stays down): ${reason}` };

@@ -15,7 +15,7 @@ import { NameSchema } from "../../shared/wire/dataflow-spec.ts";
 import { CursorTextSchema, parseCursor, SubscribeQuerySchema, type SubscriptionMessage } from "../../shared/wire/subscription.ts";
 import type { AppEnv } from "../app-env.ts";
 import { revocationCheck, SUBPROTOCOL, tokenRevoked } from "../auth.ts";
-import { readableDataflow } from "../cluster.ts";
+import { readableDataflow, reportFailure } from "../cluster.ts";
 import { onInvalid } from "../http-errors.ts";
 import { runResultFeed, type FeedStart } from "../result-feed.ts";
 
@@ -47,6 +47,8 @@ export const subscribeRoutes = new Hono<AppEnv>().get(
       replicaTimeoutMs: c.var.config.replicaTimeoutMs,
       endAt: Math.min(Date.now() + maxMs, expiresAtMs),
       ...(revocation ? { isRevoked: revocation.isRevoked } : {}),
+      // The feed runs while the request lasts: a report needs no waitUntil of its own.
+      report: (replica) => reportFailure(c.env, (p) => void p, [id], replica),
     });
     return webSocket ? streamWebSocket(c, start) : streamEvents(c, start, revocation?.id);
   },

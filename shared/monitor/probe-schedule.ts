@@ -1,11 +1,19 @@
 /**
  * When the monitor probes each dataflow (DESIGN.md §4: "probes an idle dataflow rarely"),
- * as pure decisions over what the last probes found. A dataflow is probed every heartbeat
- * while it is active, every `missSpacingMs` while a replica it routes to has missed a
- * probe (so a failure is confirmed quickly), at once after a router's report, and rarely
- * once it is idle (healthy, no clock ticks, no replica's LSN moved for `idleAfterMs`):
- * after as long again as it has been quiet, so probes thin out geometrically, at most
- * `idleProbeMs` apart. Any LSN progress seen by a probe makes it active again.
+ * as pure decisions over what the last probes found. A dataflow is probed at once after a
+ * report of a failed or slow call to one of its replicas (from a router, a reader or an
+ * upstream primary), every `missSpacingMs` while a replica it routes to has missed a probe
+ * (so a failure is confirmed quickly), and otherwise:
+ * - every heartbeat while it needs the monitor's attention: a partition not healthy or
+ *   recovering, a replica that did not answer with its state, or clock ticks to write;
+ * - every `watchProbeMs` (issue 29) while it is healthy and active: the data path watches it,
+ *   since every call a router, a reader or an upstream primary makes to its replicas, and
+ *   every forward of a primary to its standby (which fails the write it carries), reports a
+ *   failure at once; the probe is the safety net for replicas no call reaches;
+ * - rarely once it is idle (healthy, no clock ticks, no replica's LSN moved for
+ *   `idleAfterMs`): after as long again as it has been quiet, so probes thin out
+ *   geometrically, at most `idleProbeMs` apart.
+ * Any LSN progress seen by a probe makes it active again.
  */
 import type { DataflowRecord, HealthMap } from "../wire/routing.ts";
 import { replicasToProbe } from "./plan-monitor-tick.ts";
@@ -13,6 +21,7 @@ import { replicasToProbe } from "./plan-monitor-tick.ts";
 /** Schedule settings from {@link FluxConfig}, ms. */
 export interface ScheduleTuning {
   heartbeatMs: number;
+  watchProbeMs: number;
   idleProbeMs: number;
   idleAfterMs: number;
   missSpacingMs: number;
@@ -68,7 +77,10 @@ function hasSuspect(record: DataflowRecord, health: HealthMap): boolean {
   return serving.some((name) => (health[name]?.misses ?? 0) > 0);
 }
 
-/** Whether the dataflow could be idle at all: healthy everywhere, every replica answering with state, no clock ticks to write. */
+/**
+ * Whether the dataflow could be idle at all, and while it is active whether the data path
+ * watches it: healthy everywhere, every replica answering with state, no clock ticks to write.
+ */
 function canIdle(record: DataflowRecord, health: HealthMap): boolean {
   return (
     record.spec.idleAdvanceMs === undefined &&
@@ -100,7 +112,7 @@ export function nextProbeAtMs(clock: DataflowClock, record: DataflowRecord, heal
   const soonest = last + tuning.missSpacingMs;
   if (reportedAtMs !== null && reportedAtMs >= last) return Math.max(reportedAtMs, soonest);
   if (hasSuspect(record, health)) return soonest;
-  if (!clock.idle) return last + tuning.heartbeatMs;
+  if (!clock.idle) return last + (canIdle(record, health) ? Math.max(tuning.heartbeatMs, tuning.watchProbeMs) : tuning.heartbeatMs);
   // As long again as it has been quiet: a dataflow that just stopped is still watched closely.
   return last + Math.max(tuning.heartbeatMs, Math.min(tuning.idleProbeMs, last - clock.progressAtMs));
 }

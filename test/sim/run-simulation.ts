@@ -6,7 +6,8 @@
  */
 import { partitionFor } from "../../shared/partitioner.ts";
 import { checkGolden } from "./golden.ts";
-import { monitorLoop, monitorTick, produce, readLoop } from "./sim-actors.ts";
+import { produce, readLoop } from "./sim-actors.ts";
+import { monitorLoop, monitorTick } from "./sim-monitor-loop.ts";
 import { checkSettled, checkWriters } from "./sim-checks.ts";
 import { faultLoop } from "./sim-faults.ts";
 import { checkStage, stageLag } from "./stage-checks.ts";
@@ -40,7 +41,7 @@ export async function runSimulation(seed: number, options: SimOptions = {}): Pro
   await settle(w);
   settled = true;
   await w.clock.run(w.clock.now + 1_000);
-  const lastTick = Promise.all(w.dataflows.map((dataflow) => monitorTick(w, dataflow, false)));
+  const lastTick = Promise.all(w.dataflows.map((dataflow) => monitorTick(w, dataflow, false, [dataflow.monitor], true)));
   await w.clock.run(w.clock.now + 1_000);
   await lastTick;
   // Stages catch up with what the last tick moved (deliveries and their answers take a few calls).

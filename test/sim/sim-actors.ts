@@ -1,84 +1,20 @@
 /**
- * The actors of a simulated run: the monitor, routers, producers, cursor readers and the
- * fault injector, each an async loop over simulated time acting on a `SimWorld`.
+ * The actors of a simulated run: routers, producers and cursor readers, each an async loop
+ * over simulated time acting on a `SimWorld` (the monitors' loops are in `sim-monitor-loop.ts`,
+ * the fault injector in `sim-faults.ts`).
  */
 import { routeEvents } from "../../shared/ingest/route-events.ts";
-import type { MonitorPort } from "../../shared/monitor/monitor-port.ts";
-import { runMonitorTick } from "../../shared/monitor/run-monitor-tick.ts";
 import { writeBatch } from "../../shared/router/write-batch.ts";
 import type { SendBatch } from "../../shared/router/write-partition.ts";
-import { HealthMapSchema, type DataflowRecord, type HealthMap } from "../../shared/wire/routing.ts";
+import type { DataflowRecord } from "../../shared/wire/routing.ts";
 import { FluxError } from "../../shared/errors.ts";
 import { checkResultsOnce } from "./sim-checks.ts";
-import { HEARTBEAT_MS, ROUTER_DEADLINE_MS, type Batch, type SimWorld } from "./sim-world.ts";
+import { ROUTER_DEADLINE_MS, type Batch, type SimWorld } from "./sim-world.ts";
 import type { SimDataflow } from "./sim-dataflows.ts";
-import type { SimMonitor } from "./sim-monitors.ts";
 import { InjectedFailure, isFailedCall } from "./violations.ts";
 
 /** Extra batches a producer lane may write while faults are still being injected. */
 const EXTRA_BATCHES = 12;
-
-/**
- * The monitors (issue 29): one loop per dataflow, each ticking every heartbeat while its
- * object is up; a tick sometimes dies part-way (what it had not saved is lost), always when
- * its object was restarted. A tick depends on its own monitor only (a broken variant makes
- * it depend on every one, as when one object monitored them all).
- */
-export async function monitorLoop(w: SimWorld, stopAt: () => boolean): Promise<void> {
-  await Promise.all(w.dataflows.map((dataflow) => monitorLoopOf(w, dataflow, stopAt)));
-}
-
-async function monitorLoopOf(w: SimWorld, dataflow: SimDataflow, stopAt: () => boolean): Promise<void> {
-  while (!stopAt()) {
-    await w.clock.sleep(HEARTBEAT_MS);
-    const monitors = w.hooks.monitorsOf?.(dataflow.monitor, w.dataflows.map((d) => d.monitor)) ?? [dataflow.monitor];
-    if (monitors.some((m) => !m.up)) continue;
-    const restarted = dataflow.monitor.restartPending;
-    dataflow.monitor.restartPending = false;
-    await monitorTick(w, dataflow, w.rng.chance(0.05) || restarted, monitors);
-  }
-}
-
-/**
- * One tick of `dataflow`'s monitor; with `dies`, it stops after a random number of calls;
- * each call waits as long as the slowest of `monitors` is slow. The real monitor never
- * stops for good, so a run ends with one tick per monitor that completes: it finishes
- * whatever a dead tick left half-written (a clock tick logged by the primary only).
- */
-export async function monitorTick(w: SimWorld, dataflow: SimDataflow, dies: boolean, monitors: readonly SimMonitor[] = [dataflow.monitor]): Promise<void> {
-  let callsLeft = dies ? w.rng.int(12) : Number.POSITIVE_INFINITY;
-  // A monitor object that goes down mid-tick loses the rest of the tick, as a crash would.
-  const alive = () => callsLeft-- > 0 && dataflow.monitor.up;
-  const slowMs = () => Math.max(0, ...monitors.map((m) => m.slowMs));
-  const inner = w.replicas.port(40, 20);
-  const port = new Proxy(inner, {
-    get: (target, key: keyof MonitorPort) => async (...args: never[]) => {
-      const delay = slowMs();
-      if (delay > 0) await w.clock.sleep(delay);
-      return alive() ? (target[key] as (...a: never[]) => Promise<unknown>)(...args) : Promise.reject(new InjectedFailure("monitor died"));
-    },
-  }) as MonitorPort;
-  const save = async (r: DataflowRecord, h: HealthMap) => {
-    if (!alive()) throw new InjectedFailure("monitor died");
-    if (r.id !== dataflow.id) throw new Error(`the monitor of ${dataflow.id} saved ${r.id}`);
-    const before = dataflow.record();
-    for (const e of r.events.slice(before.events.length)) w.log(`monitor: ${r.id} ${e.kind} p${e.partition}: ${e.detail}`);
-    w.hooks.save?.(r, before, h, (name) => (w.replicas.replica(name).fault === null ? w.replicas.status(name) : null));
-    dataflow.stored = JSON.stringify(r);
-    dataflow.storedHealth = JSON.stringify(h);
-    w.takeovers.saved(r, w.clock.now);
-  };
-  // Errors the monitor reports are bugs (failed calls are never reported): each is a violation.
-  const log = { error: (context: string, err: unknown) => w.violations.exception(`monitor ${context}`, err) };
-  try {
-    const records = [{ record: structuredClone(w.load(dataflow)), health: HealthMapSchema.parse(JSON.parse(dataflow.storedHealth)) }];
-    await runMonitorTick(port, { save }, records, w.clock.now, { failAfterMisses: 2, locationHints: [], missSpacingMs: 25 }, log);
-  } catch (err) {
-    if (!isFailedCall(err)) w.violations.exception("monitor tick", err);
-    w.log(`monitor tick died: ${String(err)}`);
-  }
-  if (dies) w.log(`monitor of ${dataflow.id} died mid-tick`);
-}
 
 /** One post through a random router, which may hold stale routing and may die after the primary answered. */
 async function send(w: SimWorld, batch: Batch): Promise<void> {
@@ -109,6 +45,8 @@ async function send(w: SimWorld, batch: Batch): Promise<void> {
     checkReplicatedAck(w, acks[0]?.partitions ?? [], batch);
   } catch (err) {
     router.fetchedAt = -Infinity;
+    // As the Worker does: a 503 of a failed or refused call is reported to the dataflow's monitor (issue 29).
+    if (err instanceof FluxError && err.code === "UNAVAILABLE") w.report(w.first, err.replica ?? null);
     throw err;
   } finally {
     request.leave();
@@ -208,8 +146,9 @@ async function readDataflow(w: SimWorld, port: ReturnType<SimWorld["replicas"]["
         const primary = w.replicas.live(route.primary);
         if (primary) checkResultsOnce(where, w.replicas.replica(route.primary).storage.outputs, primary.operator.openResults({}), w.violations);
       } catch (err) {
-        // unavailable right now; the cursor waits
+        // unavailable right now; the cursor waits, and its monitor hears of it (issue 29)
         if (!isFailedCall(err)) w.violations.exception(`reader of ${where}`, err);
+        else w.report(dataflow, route.primary);
       }
     }),
   );
@@ -226,3 +165,4 @@ function checkOutputsReplicated(w: SimWorld, dataflow: SimDataflow, partition: n
     }
   }
 }
+

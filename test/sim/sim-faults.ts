@@ -31,8 +31,8 @@ export async function faultLoop(w: SimWorld, total: number): Promise<void> {
     const target = (inRecovery ? await until(w, () => pick(w, true), WAIT_LIMIT_MS) : null) ?? (await until(w, () => pick(w, false), WAIT_LIMIT_MS));
     if (!target) continue;
     // Not awaited: a monitor fails as the replica does, usually another dataflow's (issue 29).
-    const failMonitor = () => monitorFaults.push(monitorFault(w, monitorToFail(w, target.dataflow)));
-    if (w.rng.chance(0.3)) failMonitor();
+    const failMonitor = (kind: MonitorFault) => monitorFaults.push(monitorFault(w, monitorToFail(w, target.dataflow), kind));
+    if (w.rng.chance(0.3)) failMonitor(MONITOR_FAULTS[w.rng.int(3)] ?? "monitor-down");
     if (w.options.bothDown) await bothDown(w, target);
     else await oneDown(w, target, failMonitor);
   }
@@ -64,6 +64,9 @@ function pick(w: SimWorld, inRecovery: boolean): Target | null {
   return candidates[w.rng.int(candidates.length)] ?? null;
 }
 
+const MONITOR_FAULTS = ["monitor-down", "monitor-slow", "monitor-restart"] as const;
+type MonitorFault = (typeof MONITOR_FAULTS)[number];
+
 /** Whose monitor fails with a replica of `victim`'s: another dataflow's (when there is one) three times in four. */
 function monitorToFail(w: SimWorld, victim: SimDataflow): SimDataflow {
   const others = w.dataflows.filter((d) => d !== victim);
@@ -74,9 +77,8 @@ function monitorToFail(w: SimWorld, victim: SimDataflow): SimDataflow {
  * One dataflow's monitor object fails: down for 200-1000 ms (its tick in progress dies), slow
  * for 300-1000 ms (each of its calls 40-120 ms late), or restarted (its next tick dies part-way).
  */
-async function monitorFault(w: SimWorld, dataflow: SimDataflow): Promise<void> {
+async function monitorFault(w: SimWorld, dataflow: SimDataflow, kind: MonitorFault): Promise<void> {
   const monitor = dataflow.monitor;
-  const kind = (["monitor-down", "monitor-slow", "monitor-restart"] as const)[w.rng.int(3)] ?? "monitor-down";
   w.count(kind, false);
   w.log(`${kind}: the monitor of ${dataflow.id}`);
   if (kind === "monitor-restart") {
@@ -101,10 +103,13 @@ async function bothDown(w: SimWorld, { dataflow, route }: Target): Promise<void>
   w.coverage.bothDown += 1;
   for (const name of pair) w.replicas.inject(name, "crash");
   const crashedAt = w.clock.now;
+  const dueAtMs = dataflow.monitor.wakeAtMs;
   await w.clock.sleep(400 + w.rng.int(400));
   const status = dataflow.record().routes[route.partition]?.status;
-  // Its own monitor must have been up and quick to notice (issue 29: another's does not matter).
-  if (status !== "unavailable" && !dataflow.monitor.disturbedBetween(crashedAt, w.clock.now)) w.violations.add("unavailable", `${dataflow.id} partition ${route.partition} reported ${status} with both replicas down`);
+  // Its own monitor must have been up and quick, and have had reason to look (its alarm, or a
+  // report of a failed call) 300 ms ago or more: another monitor does not matter (issue 29).
+  const noticed = w.clock.now - dataflow.monitor.owedFrom(crashedAt, dueAtMs) >= 300;
+  if (status !== "unavailable" && noticed && !dataflow.monitor.disturbedBetween(crashedAt, w.clock.now)) w.violations.add("unavailable", `${dataflow.id} partition ${route.partition} reported ${status} with both replicas down`);
   // Only the one the routing last made primary may bring the partition back on its own:
   // the other may lack writes acknowledged while it was down.
   const lastPrimary = dataflow.record().routes[route.partition]?.primary ?? route.primary;
@@ -116,16 +121,16 @@ async function bothDown(w: SimWorld, { dataflow, route }: Target): Promise<void>
  * primary or the standby, in a recovering one the fresh replica being seeded. It may
  * return as a zombie right after being replaced.
  */
-async function oneDown(w: SimWorld, { dataflow, route }: Target, failMonitor: () => void): Promise<void> {
+async function oneDown(w: SimWorld, { dataflow, route }: Target, failMonitor: (kind: MonitorFault) => void): Promise<void> {
   const recovering = route.status === "recovering" && route.recovery !== null;
   const victim = (recovering ? route.recovery?.replica : [route.primary, route.standby][w.rng.int(2)]) ?? route.primary;
   const kind = (["crash", "hang", "slow", "wipe"] as const)[w.rng.int(4)] ?? "crash";
   w.count(kind, true, recovering, dataflow !== w.first);
   w.replicas.inject(victim, kind);
   if (!recovering && victim === route.primary && (kind === "crash" || kind === "hang")) {
-    w.takeovers.expect(dataflow.id, route.partition, victim, w.clock.now);
-    // Half the time a takeover is owed, a monitor fails with it: does the takeover wait for that monitor?
-    if (w.rng.chance(0.5)) failMonitor();
+    w.takeovers.expect(dataflow.id, route.partition, victim, w.clock.now, dataflow.monitor.wakeAtMs);
+    // Three times in four a takeover is owed, a monitor goes down (or slow) with it: does the takeover wait for that monitor?
+    if (w.rng.chance(0.75)) failMonitor(w.rng.chance(0.7) ? "monitor-down" : "monitor-slow");
   }
   if (kind === "wipe") return;
   if (w.rng.chance(0.5)) {

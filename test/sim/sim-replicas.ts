@@ -43,6 +43,13 @@ export interface SimNetConfig {
   tuning: ReplicaTuning & ExchangeLimits;
 }
 
+/** What replicas call on monitors in the simulator (issue 29: each dataflow's own). */
+interface SimMonitorCalls {
+  readerRoutes(ids: readonly string[]): ReaderRoute[];
+  /** An upstream primary's delivery to `replica` failed. */
+  reportFailure(replica: string): void;
+}
+
 export class SimReplicas {
   readonly replicas = new Map<string, SimReplica>();
   /** (dataflow/partition@epoch) → replicas that accepted a write (a batch or a delivery) in that epoch. */
@@ -59,17 +66,17 @@ export class SimReplicas {
   readonly #brokenLoads = new Set<string>();
   /** Operators a variant's `operator` hook already replaced. */
   readonly #patched = new WeakSet<object>();
-  readonly #readerRoutes: (ids: readonly string[]) => ReaderRoute[];
+  readonly #monitors: SimMonitorCalls;
 
-  /** @param readerRoutes what the readers' monitors tell an upstream primary of them (throws while one is down). */
+  /** @param monitors what an upstream primary asks of its readers' monitors (readers' routing: throws while one is down) and tells them (a failed delivery). */
   constructor(
     clock: SimClock,
     rng: Rng,
     config: SimNetConfig,
     checks: { hooks: VariantHooks; violations: Violations; history: StableHistory; trace: (line: string) => void },
-    readerRoutes: (ids: readonly string[]) => ReaderRoute[],
+    monitors: SimMonitorCalls,
   ) {
-    this.#readerRoutes = readerRoutes;
+    this.#monitors = monitors;
     this.#clock = clock;
     this.#rng = rng;
     this.#config = config;
@@ -210,9 +217,9 @@ export class SimReplicas {
     };
     const send = (replica: string, msg: Deliver) => this.#call(replica, "deliver", (n) => accept(n, msg), this.#config.forwardDeadlineMs);
     return {
-      readers: async (ids) => this.#readerRoutes(ids),
+      readers: async (ids) => this.#monitors.readerRoutes(ids),
       deliver: (replica, msg) => (this.#hooks.sendDelivery ? this.#hooks.sendDelivery(this.live(name), msg, (m) => send(replica, m)) : send(replica, msg)),
-      reportFailure: () => undefined,
+      reportFailure: (replica) => this.#monitors.reportFailure(replica),
       wakeAt: (atMs) =>
         void this.#clock.sleep(Math.max(0, atMs - this.#clock.now)).then(() => this.#call(name, "deliverer wake", (n) => n.deliverer.kick(), LATER_DEADLINE_MS).catch(() => undefined)),
       warn: (message) => this.#violations.add("exception", `${name} (exchange): ${message}`),

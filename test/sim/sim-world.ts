@@ -6,6 +6,7 @@
  * `run-simulation.ts`.
  */
 import { desiredConfigs } from "../../shared/monitor/desired-config.ts";
+import { dataflowOfReplica } from "../../shared/names.ts";
 import { WriteCoalescer } from "../../shared/router/write-coalescer.ts";
 import type { ReaderRoute } from "../../shared/stages/deliverer.ts";
 import type { DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
@@ -19,7 +20,7 @@ import { StableHistory } from "./stable-history.ts";
 import type { VariantHooks } from "./variant-hooks.ts";
 import { variantHooks, type Variant } from "./variants.ts";
 import { InjectedFailure, Violations } from "./violations.ts";
-import { TakeoverWatch } from "./sim-monitors.ts";
+import { SIM_TUNING, TakeoverWatch } from "./sim-monitors.ts";
 
 export interface SimOptions {
   variant?: Variant | null;
@@ -34,7 +35,7 @@ export interface SimOptions {
 
 export type Batch = { producer: string; seq: number; events: { k: string; ts: number; v: number }[] };
 
-export const HEARTBEAT_MS = 50;
+export const HEARTBEAT_MS = SIM_TUNING.heartbeatMs;
 export const ROUTER_DEADLINE_MS = 60;
 /** A primary's forward gives up first, so the router hears why (as in the Durable Object). */
 const FORWARD_DEADLINE_MS = 36;
@@ -109,7 +110,10 @@ export class SimWorld {
       ? { maxRecords: 1 + this.rng.int(4), idleIntervalMs: 5 + this.rng.int(20), retryMs: 20, boundOutputs: 4 + this.rng.int(30), maxKeyLength: 256 }
       : { maxRecords: 1_000, idleIntervalMs: 10, retryMs: 20, boundOutputs: 1_000, maxKeyLength: 256 };
     const net = { maxLatencyMs: 8, slowMs: 200, duplicateChance: 0.05, forwardDeadlineMs: FORWARD_DEADLINE_MS, tuning: { ...tuning, ...exchange } };
-    this.replicas = new SimReplicas(this.clock, this.rng, net, checks, (ids) => this.readerRoutes(ids));
+    this.replicas = new SimReplicas(this.clock, this.rng, net, checks, {
+      readerRoutes: (ids) => this.readerRoutes(ids),
+      reportFailure: (replica) => this.report(this.dataflow(dataflowOfReplica(replica)), replica),
+    });
     this.dataflows = specs.map(({ id, spec }) => {
       const readers = specs.filter((s) => sourcesOf(s.spec).includes(id)).map((s) => s.id).sort();
       return new SimDataflow(id, spec, readers, this.violations);
@@ -162,6 +166,11 @@ export class SimWorld {
     if (onStage) this.coverage.stageFaults += 1;
     if (!this.clientsDone) this.coverage.whileWriting += 1;
     if (duringRecovery) this.coverage.duringRecovery += 1;
+  }
+
+  /** A router, reader or upstream primary saw a call to `replica` of `dataflow` fail: it tells that dataflow's monitor. */
+  report(dataflow: SimDataflow, replica: string | null): void {
+    dataflow.monitor.report(replica, this.clock.now);
   }
 
   log(line: string): void {

@@ -19,7 +19,7 @@ export const INVARIANTS = {
   "one-writer-per-epoch": "per epoch of a partition, at most one replica accepts writes",
   "stage-exactly-once": "a settled stage holds every result of every upstream partition exactly once: its outputs and open results equal a fresh operator fed all of them, closed at its effective watermark",
   "stage-no-late": "no result reaches a stage after the stage closed its window: its clock is the lowest watermark over every upstream partition",
-  "monitor-independent": "a primary that fails is replaced within 400 ms whenever its own dataflow's monitor was up and quick: a takeover never waits for another dataflow's monitor",
+  "monitor-independent": "a primary that fails is replaced within 300 ms of when its monitor had reason to look (its alarm, or a report of a failed call) whenever its own dataflow's monitor was up and quick: a takeover never waits for another dataflow's monitor",
   settles: "after faults stop, everything is acknowledged and every partition healthy and caught up within 30 s",
   "replicas-agree": "a settled partition's replicas hold the same log, outputs, open results and late count",
   unavailable: "with both replicas down, the partition reports unavailable",

@@ -12,7 +12,7 @@ import { DataflowRecordSchema, type DataflowRecord, type HealthMap } from "../..
 import { record as makeRecord, spec } from "../helpers/fixtures.ts";
 import { FAIL_ON_MONITOR_ERROR, MemoryCluster } from "../helpers/memory-cluster.ts";
 
-const tuning: ScheduleTuning = { heartbeatMs: 500, idleProbeMs: 60_000, idleAfterMs: 10_000, missSpacingMs: 250 };
+const tuning: ScheduleTuning = { heartbeatMs: 500, watchProbeMs: 500, idleProbeMs: 60_000, idleAfterMs: 10_000, missSpacingMs: 250 };
 
 const status = (name: string, lsn: number): ReplicaStatus => ({
   name, dataflowId: "df", partition: 0, role: "primary", epoch: 1, hasStandby: true, standby: "s", holdLogAfterLsn: null,
@@ -90,6 +90,25 @@ describe("the probe schedule", () => {
       for (let at = 0; at <= 60_000; at += 500) clock = observeTick(clock, r, health(at), at, tuning);
       expect(clock.idle).toBe(false);
     }
+  });
+
+  it("probes a healthy active dataflow the data path watches every watchProbeMs; one with clock ticks, a partition not healthy or a replica that missed every heartbeat (issue 29)", () => {
+    const watching: ScheduleTuning = { ...tuning, watchProbeMs: 10_000 };
+    const health = healthOf(record, 5, 1_000);
+    const clock = observeTick(freshClock(null), record, health, 1_000, watching);
+    expect(nextProbeAtMs(clock, record, health, null, watching)).toBe(11_000);
+    // A report of a failed or slow call brings the probe forward at once.
+    expect(nextProbeAtMs(clock, record, health, 3_000, watching)).toBe(3_000);
+    const ticking = makeRecord("df", spec({ partitions: 2, idleAdvanceMs: 1_000 }));
+    const degraded = DataflowRecordSchema.parse(structuredClone(record));
+    if (degraded.routes[0]) degraded.routes[0].status = "degraded";
+    for (const r of [ticking, degraded]) expect(nextProbeAtMs(observeTick(freshClock(null), r, healthOf(r, 5, 1_000), 1_000, watching), r, healthOf(r, 5, 1_000), null, watching)).toBe(1_500);
+    const lost = healthOf(record, 5, 1_000);
+    const first = Object.values(lost)[0];
+    if (first) first.last = null;
+    expect(nextProbeAtMs(observeTick(freshClock(null), record, lost, 1_000, watching), record, lost, null, watching)).toBe(1_500);
+    // Never sooner than the heartbeat, whatever the setting.
+    expect(nextProbeAtMs(clock, record, health, null, { ...tuning, watchProbeMs: 100 })).toBe(1_500);
   });
 
   it("re-probes a replica that missed after one miss spacing, not a heartbeat", () => {

@@ -189,6 +189,7 @@ describe("parseFluxConfig", () => {
     revocationCacheMs: 5000,
     maxKeyLength: 256,
     heartbeatMs: 500,
+    watchProbeMs: 10_000,
     idleProbeMs: 1_800_000,
     idleAfterMs: 10_000,
     probeTimeoutMs: 250,

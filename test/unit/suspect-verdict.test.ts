@@ -18,7 +18,7 @@ import { FAIL_ON_MONITOR_ERROR, MemoryCluster } from "../helpers/memory-cluster.
 
 const PROBE_TIMEOUT_MS = 250;
 const tuning: ScheduleTuning & { failAfterMisses: number; locationHints: string[] } = {
-  heartbeatMs: 500, idleProbeMs: 60_000, idleAfterMs: 10_000, missSpacingMs: 250, failAfterMisses: 2, locationHints: [],
+  heartbeatMs: 500, watchProbeMs: 500, idleProbeMs: 60_000, idleAfterMs: 10_000, missSpacingMs: 250, failAfterMisses: 2, locationHints: [],
 };
 
 describe("suspectVerdict", () => {
