@@ -1,6 +1,6 @@
 // Issue 29's control-plane benchmark: N dataflows (P partitions, R=2) in one workerd of a
 // traced build (bench/trace), each on its own stream receiving a trickle (one 10-event batch a
-// second), while readers read results of random dataflows back to back. Run on this build and
+// second), while readers read a page of results of random dataflows at a steady rate. Run on this build and
 // on the one before issue 29 (one coordinator for everything), side by side. From the trace:
 // calls received per object per second, by kind of object, over a measured window; the
 // busiest control-plane object (registry, monitors, directories) and its share of the
@@ -15,6 +15,12 @@ import { partitionFor } from "../shared/partitioner.ts";
 const TRICKLE_EVENTS = 10;
 const TRICKLE_EVERY_MS = 1_000;
 const READERS = 8;
+/**
+ * Reads per second of all readers together: a burst the one local thread can serve beside the
+ * trickle (readers that read back to back would fill it whatever the design, and every
+ * other figure would then measure the queue behind them).
+ */
+const READS_PER_S = 100;
 /** Creations and deletions in flight at once (as a deployment script would run them). */
 const ADMIN_CONCURRENCY = 8;
 /** The platform's soft limit on requests one object serves per second. */
@@ -64,14 +70,18 @@ async function trickle(url, streams, stop) {
 }
 
 /**
- * READERS readers read a page of results of a random dataflow back to back until `stop()`
- * (a 503 of a partition failing over is retried). @returns reads answered, and 503s.
+ * READERS readers read a page of results of a random dataflow each, READS_PER_S in all, until
+ * `stop()` (a 503 of a partition failing over is retried). @returns reads answered, and 503s.
  */
 async function readers(url, ids, stop) {
   const done = { reads: 0, unavailable: 0 };
+  const everyMs = (READERS * 1000) / READS_PER_S;
   await Promise.all(Array.from({ length: READERS }, async (_, r) => {
+    await sleep((r * everyMs) / READERS);
     for (let i = r; !stop(); i += READERS) {
+      const started = performance.now();
       const res = await api(url, "GET", `/v1/dataflows/${ids[(i * 7919) % ids.length]}/results?limit=10`);
+      await sleep(Math.max(0, everyMs - (performance.now() - started)));
       if (res.status === 503) {
         done.unavailable += 1;
         await sleep(20);
@@ -213,5 +223,5 @@ async function atSize(build, n, partitions, measureMs, log) {
 export async function controlPlaneScenario(builds, sizes, measureMs, log) {
   const runs = [];
   for (const { dataflows, partitions } of sizes) for (const build of builds) runs.push(await atSize(build, dataflows, partitions, measureMs, log));
-  return { replication: 2, trickle: { events: TRICKLE_EVENTS, everyMs: TRICKLE_EVERY_MS }, readers: READERS, objectLimitPerS: OBJECT_LIMIT_PER_S, runs };
+  return { replication: 2, trickle: { events: TRICKLE_EVENTS, everyMs: TRICKLE_EVERY_MS }, readers: READERS, readsPerS: READS_PER_S, objectLimitPerS: OBJECT_LIMIT_PER_S, runs };
 }

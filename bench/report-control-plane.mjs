@@ -41,7 +41,7 @@ export function controlPlaneSection(results) {
 \`bench/control-plane.mjs\`: N dataflows (P partitions, R=2), each on its own stream, in one
 workerd of the traced build (\`bench/trace\`: every call an object receives is recorded with its
 time); each stream receives one ${c.trickle.events}-event batch every ${c.trickle.everyMs / 1000} s, and ${c.readers}
-readers read a page of results of a random dataflow back to back. Calls received are counted over
+readers read a page of results of a random dataflow, ${c.readsPerS ?? "?"} reads a second in all. Calls received are counted over
 ${c.runs[0] ? fmt(c.runs[0].measureMs / 1000) : "?"} s per object and grouped by kind (a method an object calls on itself before its first
 await is not counted as received). "Before" is the product before issue 29, where one coordinator
 object held every routing table, answered every lookup and ran the one monitor, built from commit
@@ -63,12 +63,13 @@ ${rows.join("\n")}
 | --- | --- | --- |
 ${targets(c.runs, c.objectLimitPerS)}
 
-Read with care: locally every object shares workerd's one thread. At 200 dataflows of 4
-partitions the 1,600 replicas' probes (two per replica per second, whichever object sends them)
-and the trickle fill that thread in both builds, so reads, ticks and the fail-over slow down with
-everything else; the P=1 runs (400 replicas) stay within it. On the platform each object has
-a thread of its own: what matters there is the busiest object's rate, which no longer grows
-with the number of dataflows. The probes themselves still grow with healthy replicas (issue 29's
-third deliverable, watching by the pair, is not done).
+Read with care: locally every object shares workerd's one thread, so at 200 dataflows of 4
+partitions (1,600 replicas) the trickle, the reads and every object's alarms queue on it
+in both builds, and a fail-over waits in that queue with everything else; the P=1 runs (400
+replicas) stay within it. On the platform each object has a thread of its own: what matters
+there is the busiest object's rate, which no longer grows with the number of dataflows. A
+healthy, active dataflow without clock ticks is probed only every FLUX_WATCH_PROBE_MS (10 s):
+its routers, readers and upstream partitions report a failed call to its monitor at once, so a
+failure that nobody's call meets waits up to that long to be found (docs/RECOVERY.md).
 `;
 }
