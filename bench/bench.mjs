@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run bench [-- --quick | --profile [--partitions N] [--replication R] [--plain] [--cpuprofile <path>] | --report-only | --idle-only | --control-plane-only | --recovery-only [--keys N[,M...]] [--seed-pacing X] [--after-matrix] [--cpuprofile <dir>] [--before <git ref>]] [--before <git ref>]`: builds the
-// real worker bundle (and the bench's plain baseline and traced build), runs them in local workerd through the Miniflare API,
+// real worker bundle (and the bench's two baselines and traced build), runs them in local workerd through the Miniflare API,
 // drives them from this process, and writes bench/results/*.json, docs/BENCHMARKS.md and its
 // SVG plots. Every ratio compares numbers from this one run.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -174,15 +174,16 @@ if (profileOnly) {
 }
 if (process.argv.includes("--cells")) {
   // `--cells [--partitions N] [--ms N] [--before <ref>]`: only the 100-event throughput cells (and the
-  // low-load cell at P=4), the product next to the plain baseline and the `--before` build, with counters.
+  // low-load cell at P=4), the product next to the two baselines and the `--before` build, with counters.
   const only = argAfter("--partitions") === undefined ? null : Number(argAfter("--partitions"));
   const ms = Number(argAfter("--ms") ?? 5_000);
   const cellsBefore = beforeRef ? buildRefBundle(beforeRef) : null;
-  const dirs = [tempDir("flux-bench-cells-"), tempDir("flux-bench-cells-plain-"), tempDir("flux-bench-cells-before-")];
+  const dirs = [tempDir("flux-bench-cells-"), tempDir("flux-bench-cells-plain-"), tempDir("flux-bench-cells-simple-"), tempDir("flux-bench-cells-before-")];
   const instances = {
     flux: await startFlux(scriptPath, dirs[0]),
     plain: await startPlain(buildBundle("bench/plain/wrangler.toml", "plain"), dirs[1]),
-    before: cellsBefore ? await startFlux(cellsBefore.path, dirs[2]) : null,
+    simple: await startPlain(buildBundle("bench/simple/wrangler.toml", "simple"), dirs[2]),
+    before: cellsBefore ? await startFlux(cellsBefore.path, dirs[3]) : null,
   };
   const self = {};
   for (const [name, instance] of Object.entries(instances)) self[name] = instance ? await counterSelfCost(() => readCounters(instance.url)) : 0;
@@ -210,13 +211,16 @@ if (process.argv.includes("--cells")) {
   process.exit(0);
 }
 const plainPath = buildBundle("bench/plain/wrangler.toml", "plain");
+const simplePath = buildBundle("bench/simple/wrangler.toml", "simple");
 const tracedPath = buildBundle("bench/trace/wrangler.toml", "trace");
 const beforeBuild = beforeRef ? buildRefBundle(beforeRef) : null;
 const persist = tempDir("flux-bench-state-");
 const plainPersist = tempDir("flux-bench-plain-");
+const simplePersist = tempDir("flux-bench-simple-");
 const beforePersist = tempDir("flux-bench-before-");
 let flux = await startFlux(scriptPath, persist);
 const plain = await startPlain(plainPath, plainPersist);
+const simple = await startPlain(simplePath, simplePersist);
 const beforeFlux = beforeBuild ? await startFlux(beforeBuild.path, beforePersist) : null;
 const results = { quick, startedAt: new Date().toISOString(), loadAverageBefore: loadavg(), before: beforeBuild && { ref: beforeRef, commit: beforeBuild.commit } };
 try {
@@ -224,8 +228,13 @@ try {
   results.raw = rawBaseline(quick ? 2_000 : 8_000);
   log(`  ${Math.round(results.raw.eventsPerSecond)} events/s`);
 
-  const instances = { flux, plain, before: beforeFlux };
-  const selfRequests = { flux: await counterSelfCost(() => readCounters(flux.url)), plain: await counterSelfCost(() => readCounters(plain.url)), before: beforeFlux ? await counterSelfCost(() => readCounters(beforeFlux.url)) : 0 };
+  const instances = { flux, plain, simple, before: beforeFlux };
+  const selfRequests = {
+    flux: await counterSelfCost(() => readCounters(flux.url)),
+    plain: await counterSelfCost(() => readCounters(plain.url)),
+    simple: await counterSelfCost(() => readCounters(simple.url)),
+    before: beforeFlux ? await counterSelfCost(() => readCounters(beforeFlux.url)) : 0,
+  };
   results.countersAvailable = (await readCounters(flux.url)) !== null;
   if (!results.countersAvailable) log("  Flux counters unavailable (no GET /v1/admin/counters in this build): calls, rows and $ are not reported for Flux");
   const measure = async (cells) => {
@@ -245,6 +254,7 @@ try {
   results.matrix = [...medianRounds(results.matrixRounds), ...(await measure(plan.filter((c) => c.batchSize !== 100)))];
   results.lowLoad = await measure(lowLoadPlan(quick ? durationMs : 6_000, beforeFlux !== null));
   await plain.stop();
+  await simple.stop();
   await beforeFlux?.stop();
 
   log("cost profile: CPU per batch against batch size, P=1");
@@ -288,7 +298,7 @@ try {
 
   if (!quick) {
     log("the P=4 cells again, with the state on tmpfs (what the disk adds to each commit)");
-    results.tmpfs = await tmpfsCells(scriptPath, plainPath, durationMs, MATRIX_ROUNDS, log);
+    results.tmpfs = await tmpfsCells(scriptPath, plainPath, simplePath, durationMs, MATRIX_ROUNDS, log);
     log("profile: V8 CPU profile of a steady P=4, R=2 run");
     results.profile = await profileScenario(scriptPath, 10_000, log);
     log("profile: the plain baseline's isolate under the same load");
@@ -299,9 +309,11 @@ try {
 } finally {
   await flux.stop();
   await plain.stop();
+  await simple.stop();
   await beforeFlux?.stop();
   removeDir(persist);
   removeDir(plainPersist);
+  removeDir(simplePersist);
   removeDir(beforePersist);
 }
 results.loadAverageAfter = loadavg();

@@ -1,4 +1,5 @@
-// The throughput matrix of issue 12: Flux R=1, Flux R=2 and the plain baseline (bench/plain),
+// The throughput matrix of issue 12: Flux R=1, Flux R=2, the plain baseline (bench/plain) and
+// the simpler one of issue 30 (bench/simple),
 // each at P = 1, 4, 16 and batch sizes 10, 100, 1000, measured side by side in one run.
 // Per cell: events/s, p50/p99, workerd CPU per event, counted calls and rows per 1,000 events
 // and US dollars per million events.
@@ -15,6 +16,7 @@ const MODES = [
   { mode: "flux", replication: 1, label: "Flux R=1" },
   { mode: "flux", replication: 2, label: "Flux R=2" },
   { mode: "plain", replication: null, label: "plain" },
+  { mode: "simple", replication: null, label: "simple" },
 ];
 /** The product at an earlier commit (`--before <ref>`), in its own workerd. */
 const BEFORE = [
@@ -24,16 +26,16 @@ const BEFORE = [
 
 /** Where a cell's batches go, and how to set it up and tear it down. */
 function target(instances, { mode, replication }, partitions, batchSize, concurrency, round) {
-  // A repeated cell (`--cells --rounds N`) gets streams of its own: the plain baseline checks its stream's count.
+  // A repeated cell (`--cells --rounds N`) gets streams of its own: a baseline checks its stream's count.
   const suffix = `${batchSize === 100 ? "" : `-b${batchSize}`}${concurrency === CONCURRENCY ? "" : `-c${concurrency}`}${round === 0 ? "" : `-round${round}`}`;
-  if (mode === "plain") {
-    const stream = `plain-p${partitions}${suffix}`;
+  if (mode === "plain" || mode === "simple") {
+    const stream = `${mode}-p${partitions}${suffix}`;
     return {
-      instance: instances.plain,
+      instance: instances[mode],
       stream,
       path: `/v1/streams/${stream}/events?partitions=${partitions}`,
       setUp: async () => {},
-      counted: async () => (await api(instances.plain.url, "GET", `/v1/streams/${stream}/count?partitions=${partitions}`)).body.events,
+      counted: async () => (await api(instances[mode].url, "GET", `/v1/streams/${stream}/count?partitions=${partitions}`)).body.events,
       tearDown: async () => {},
     };
   }
@@ -58,7 +60,7 @@ export async function matrixCell(instances, selfRequests, { modeSpec, partitions
   const t = target(instances, modeSpec, partitions, batchSize, concurrency, round);
   await t.setUp();
   const random = prng(partitions * 1000 + (modeSpec.replication ?? 3) * 10 + batchSize);
-  // Sub-batches per posted batch (partitions it touches), so the plain baseline's counters can be checked.
+  // Sub-batches per posted batch (partitions it touches), so a baseline's counters can be checked.
   let touched = 0;
   const load = (ms, prefix) => {
     const stopAt = performance.now() + ms;
@@ -90,7 +92,7 @@ export async function matrixCell(instances, selfRequests, { modeSpec, partitions
     }
     const acked = [...warm.acks, ...acks].reduce((n, a) => n + a.events, 0);
     exact = (await t.counted()) === acked;
-    if (!exact) throw new Error(`${t.stream}: the plain baseline lost or duplicated events`);
+    if (!exact) throw new Error(`${t.stream}: the ${modeSpec.label} baseline lost or duplicated events`);
   }
   await t.tearDown();
   return {

@@ -5,7 +5,8 @@ import { cell, fmt, pct, roundRatios } from "./report-cost.mjs";
 const perBatch = (c, field) => (c?.counters ? c.counters[field] / c.batches : NaN);
 
 function workPerBatch(results, partitions) {
-  return ["Flux R=1", "Flux R=2", "plain"]
+  return ["Flux R=1", "Flux R=2", "plain", "simple"]
+    .filter((label) => cell(results, label, partitions))
     .map((label) => {
       const c = cell(results, label, partitions);
       return `${label} ${fmt(perBatch(c, "callsTotal"), 1)} calls and ${fmt(perBatch(c, "rowsWritten"), 1)} rows written`;
@@ -27,7 +28,8 @@ function priceShare(c) {
 }
 
 function batchSizes(results) {
-  return ["Flux R=1", "Flux R=2", "plain"]
+  return ["Flux R=1", "Flux R=2", "plain", "simple"]
+    .filter((label) => cell(results, label, 4))
     .map((label) => `${label} ${[10, 100, 1000].map((b) => fmt(cell(results, label, 4, b)?.cpuMicrosPerEvent, 1)).join(" / ")}`)
     .join("; ");
 }

@@ -6,6 +6,7 @@ import { costSections, fmt, pct, writePartitionsPlot } from "./report-cost.mjs";
 import { lineChart } from "./svg.mjs";
 import { pipelineSection } from "./report-pipeline.mjs";
 import { controlPlaneSection } from "./report-control-plane.mjs";
+import { perEventSection } from "./report-cost-30.mjs";
 
 // Measured by hand with `npm run bench:close` (too slow for every run), kept verbatim.
 const closeSection = readFileSync(new URL("./report-close.md", import.meta.url), "utf8");
@@ -95,7 +96,7 @@ Load: 8 producers, each posting 100-event JSON batches back to back over 10,000
 keys (closed loop: a producer waits for its acknowledgement), resending on 503.
 
 ${costSections(results)}
-
+${perEventSection(results)}
 ${closeSection}
 ## Throughput and latency (issue 5)
 

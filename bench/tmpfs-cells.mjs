@@ -8,23 +8,24 @@ import { readCounters, removeDir, startFlux, startPlain } from "./harness.mjs";
 import { inRounds, matrixCell, matrixPlan, medianRounds } from "./matrix.mjs";
 
 /**
- * Runs Flux R=1, R=2 and plain at P=4 (100-event batches) in `rounds` rounds, each design in a
+ * Runs Flux R=1, R=2 and both baselines at P=4 (100-event batches) in `rounds` rounds, each design in a
  * fresh workerd whose state is under /dev/shm.
  * @returns every round and each design's median round, or null when there is no /dev/shm.
  */
-export async function tmpfsCells(scriptPath, plainPath, durationMs, rounds, log) {
+export async function tmpfsCells(scriptPath, plainPath, simplePath, durationMs, rounds, log) {
   const dirs = [];
   try {
-    for (const prefix of ["flux-bench-tmpfs-", "flux-bench-tmpfs-plain-"]) dirs.push(mkdtempSync(`/dev/shm/${prefix}`));
+    for (const prefix of ["flux-bench-tmpfs-", "flux-bench-tmpfs-plain-", "flux-bench-tmpfs-simple-"]) dirs.push(mkdtempSync(`/dev/shm/${prefix}`));
   } catch {
     dirs.forEach(removeDir);
     log("  no /dev/shm: the cells on tmpfs are not measured");
     return null;
   }
-  const instances = { flux: null, plain: null, before: null };
+  const instances = { flux: null, plain: null, simple: null, before: null };
   try {
     instances.flux = await startFlux(scriptPath, dirs[0]);
     instances.plain = await startPlain(plainPath, dirs[1]);
+    instances.simple = await startPlain(simplePath, dirs[2]);
     const self = {};
     for (const [name, instance] of Object.entries(instances)) self[name] = instance ? await counterSelfCost(() => readCounters(instance.url)) : 0;
     const cells = matrixPlan(false, durationMs, false).filter((c) => c.batchSize === 100 && c.partitions === 4);
@@ -38,6 +39,7 @@ export async function tmpfsCells(scriptPath, plainPath, durationMs, rounds, log)
   } finally {
     await instances.flux?.stop();
     await instances.plain?.stop();
+    await instances.simple?.stop();
     dirs.forEach(removeDir);
   }
 }

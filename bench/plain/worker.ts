@@ -12,6 +12,7 @@ import { routeEvents } from "../../shared/ingest/route-events.ts";
 import { windowAggregate } from "../../shared/operators/window-aggregate.ts";
 import { DataflowSpecSchema } from "../../shared/dataflow-checks/dataflow-spec-schema.ts";
 import type { FluxRecord, WindowResult } from "../../shared/wire/window-result.ts";
+import { baselineFetch, countCall, counted, countedExec, json } from "../baseline/http.ts";
 
 interface PlainEnv {
   PLAIN_PARTITION: DurableObjectNamespace<PlainPartition>;
@@ -29,11 +30,6 @@ const SPEC = DataflowSpecSchema.parse({
   partitions: 1,
 });
 const OPERATOR = windowAggregate(SPEC);
-
-// Per isolate, like the product's counters (locally one isolate runs the Worker and every object).
-const calls = new Map<string, number>();
-const counted = { rowsRead: 0, rowsWritten: 0, workerRequests: 0 };
-const countCall = (method: string) => calls.set(method, (calls.get(method) ?? 0) + 1);
 
 export class PlainPartition extends DurableObject<PlainEnv> {
   #state = OPERATOR.init();
@@ -63,14 +59,9 @@ export class PlainPartition extends DurableObject<PlainEnv> {
   }
 
   #exec(query: string, ...bindings: unknown[]): void {
-    const cursor = this.ctx.storage.sql.exec(query, ...bindings);
-    cursor.toArray();
-    counted.rowsRead += cursor.rowsRead;
-    counted.rowsWritten += cursor.rowsWritten;
+    countedExec(this.ctx.storage.sql, query, ...bindings);
   }
 }
-
-const json = (body: unknown, status = 200) => Response.json(body, { status });
 
 async function ingest(env: PlainEnv, stream: string, partitions: number, request: Request): Promise<Response> {
   let events: unknown;
@@ -105,28 +96,4 @@ async function count(env: PlainEnv, stream: string, partitions: number): Promise
   return json({ events: counts.reduce((a, b) => a + b, 0) });
 }
 
-function readCounters() {
-  const byMethod = Object.fromEntries([...calls].sort(([a], [b]) => a.localeCompare(b)));
-  return { calls: byMethod, callsTotal: [...calls.values()].reduce((a, b) => a + b, 0), ...counted };
-}
-
-export default {
-  async fetch(request: Request, env: PlainEnv): Promise<Response> {
-    counted.workerRequests += 1;
-    const url = new URL(request.url);
-    const auth = request.headers.get("authorization");
-    if (url.pathname === "/v1/admin/counters") {
-      return auth === `Bearer ${env.FLUX_ADMIN_TOKEN}` ? json(readCounters()) : json({ error: { code: "UNAUTHORIZED", message: "admin token needed" } }, 401);
-    }
-    if (auth !== `Bearer ${env.FLUX_API_TOKEN}`) return json({ error: { code: "UNAUTHORIZED", message: "bearer token needed" } }, 401);
-    const match = /^\/v1\/streams\/([A-Za-z0-9_-]{1,64})\/(events|count)$/.exec(url.pathname);
-    const partitions = Number(url.searchParams.get("partitions") ?? "1");
-    if (!match || !Number.isInteger(partitions) || partitions < 1 || partitions > 256) {
-      return json({ error: { code: "NOT_FOUND", message: `no route for ${request.method} ${url.pathname}` } }, 404);
-    }
-    const [, stream = "", action] = match;
-    if (action === "events" && request.method === "POST") return ingest(env, stream, partitions, request);
-    if (action === "count" && request.method === "GET") return count(env, stream, partitions);
-    return json({ error: { code: "METHOD_NOT_ALLOWED", message: `${request.method} not allowed` } }, 405);
-  },
-} satisfies ExportedHandler<PlainEnv>;
+export default { fetch: baselineFetch({ ingest, count }) } satisfies ExportedHandler<PlainEnv>;
