@@ -25,11 +25,11 @@ function ratioRows(results) {
 
 function targetRows(results) {
   const rows = [];
-  const row = (name, value, goal, detail, atMost = false) => {
+  const row = (name, value, goal, detail, atMost = false, shown = fmt(value, 2)) => {
     if (!Number.isFinite(value)) return rows.push(`| ${name} | not measured in this run | not measured |`);
     const met = atMost ? value <= goal : value >= goal;
     const margin = atMost ? goal / value : value / goal;
-    rows.push(`| ${name} | ${fmt(value, 2)}${detail ? ` (${detail})` : ""} | ${met ? `met (${fmt(margin, 2)}× the target)` : `**missed**: ${fmt(margin, 2)} of the target, needs ${fmt(1 / margin, 2)}×`} |`);
+    rows.push(`| ${name} | ${shown}${detail ? ` (${detail})` : ""} | ${met ? `met (${fmt(margin, 2)}× the target)` : `**missed**: ${fmt(margin, 2)} of the target, needs ${fmt(1 / margin, 2)}×`} |`);
   };
   const r2 = (p) => cell(results, "Flux R=2", p);
   for (const [p, goal] of [[1, 1], [4, 1], [16, 2]]) {
@@ -40,7 +40,7 @@ function targetRows(results) {
   const faster4 = fasterBaseline(results, 4);
   row("p99 of an acknowledged batch at P=4, R=2 ≤ 2× the faster baseline's", r2(4)?.p99Ms / faster4?.p99Ms, 2, faster4 && `${fmt(r2(4)?.p99Ms, 1)} vs ${faster4.label} ${fmt(faster4.p99Ms, 1)} ms`, true);
   const usd = r2(4)?.cost?.usdPerMillion.total;
-  row("$ per million events at R=2, P=4 ≤ $0.02", usd, 0.02, Number.isFinite(usd) ? `$${usd.toFixed(4)}` : "", true);
+  row("$ per million events at R=2, P=4 ≤ $0.02", usd, 0.02, "", true, `$${usd?.toFixed(4)}`);
   return rows.join("\n");
 }
 
