@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// `npm run bench [-- --quick | --profile [--partitions N] [--replication R] [--plain] [--cpuprofile <path>] | --report-only | --idle-only | --control-plane-only | --recovery-only [--keys N[,M...]] [--seed-pacing X] [--after-matrix] [--cpuprofile <dir>] [--before <git ref>]] [--before <git ref>]`: builds the
+// `npm run bench [-- --quick | --profile [--partitions N] [--replication R] [--plain] [--cpuprofile <path>] | --report-only | --idle-only | --control-plane-only | --state-bytes-only | --recovery-only [--keys N[,M...]] [--seed-pacing X] [--after-matrix] [--cpuprofile <dir>] [--before <git ref>]] [--before <git ref>]`: builds the
 // real worker bundle (and the bench's two baselines and traced build), runs them in local workerd through the Miniflare API,
 // drives them from this process, and writes bench/results/*.json, docs/BENCHMARKS.md and its
 // SVG plots. Every ratio compares numbers from this one run.
+import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { counterSelfCost } from "./costs.mjs";
@@ -48,6 +49,20 @@ if (process.argv.includes("--idle-only")) {
   const results = JSON.parse(readFileSync("bench/results/full.json", "utf8"));
   const tracedPath = buildBundle("bench/trace/wrangler.toml", "trace");
   results.idle = await idleScenario(tracedPath, 120_000, (line) => console.log(line));
+  writeFileSync("bench/results/full.json", `${JSON.stringify(results, null, 2)}\n`);
+  writeReport(results);
+  process.exit(0);
+}
+/** Bytes per key of each kind of keyed state (issue 30), measured in a Node process of its own (`bench/state-bytes.mjs`). */
+function stateBytes(quick) {
+  const sizes = quick ? ["--keys", "20000", "--sketch-keys", "2000"] : ["--keys", "1000000", "--sketch-keys", "100000"];
+  return JSON.parse(execFileSync(process.execPath, ["bench/state-bytes.mjs", "--json", ...sizes], { encoding: "utf8", maxBuffer: 1 << 20 }));
+}
+
+if (process.argv.includes("--state-bytes-only")) {
+  // Reruns the state-memory measurement alone and rewrites the report with it (the rest from the last full run).
+  const results = JSON.parse(readFileSync("bench/results/full.json", "utf8"));
+  results.stateBytes = stateBytes(false);
   writeFileSync("bench/results/full.json", `${JSON.stringify(results, null, 2)}\n`);
   writeReport(results);
   process.exit(0);
@@ -273,6 +288,10 @@ try {
   results.controlPlane = await controlPlaneRuns(quick, log);
 
   results.recovery = await recoveryRuns(flux.url, stateSizes, quick ? 2_000 : 4_000, log);
+
+  log("state memory: bytes per key of each kind of keyed state (bench/state-bytes.mjs)");
+  results.stateBytes = stateBytes(quick);
+  for (const r of results.stateBytes.rows) log(`  ${r.kind}: ${r.bytesPerKey.toFixed(1)} B per key over ${r.keys} keys`);
 
   log("restart: stop workerd, start it again on the same storage");
   const before = await countedEvents(flux.url, "failover");
