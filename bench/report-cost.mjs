@@ -266,7 +266,8 @@ Objects, and each object aggregates its sub-batch in memory with the product's o
 operator and inserts it as one SQLite row: no replication, no dedup, no checkpoints. It is
 bundled the same way (\`wrangler deploy --dry-run\`), runs in its own workerd next to the
 product's, and gets the same event generator and load. It counts its own calls and rows
-(\`GET /v1/admin/counters\`, the product's shape). Every cell: 8 producers, closed loop,
+(\`GET /v1/admin/counters\`, the product's shape). The \`simple\` rows are a second, simpler
+baseline (\`bench/simple/\`, issue 30), described with issue 30's ratios below. Every cell: 8 producers, closed loop,
 10,000 keys, a warm-up, then ${fmt(results.matrix[0]?.durationMs / 1000, 1)} s (100-event batches) or half that (other sizes);
 counters and workerd CPU (\`/proc/<pid>/stat\` of that instance's process) are read
 around the measured part and divided by acknowledged events. Each Flux dataflow is deleted
