@@ -58,7 +58,7 @@ export class SimplePartition extends DurableObject<SimpleEnv> {
   #add(text: string): number {
     const events = JSON.parse(text) as PageEvent[];
     for (const e of events) {
-      const start = e.ts - (e.ts % WINDOW_MS);
+      const start = Math.floor(e.ts / WINDOW_MS) * WINDOW_MS;
       let pages = this.#windows.get(start);
       if (!pages) this.#windows.set(start, (pages = new Map()));
       const page = pages.get(e.page);
