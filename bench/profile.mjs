@@ -108,13 +108,15 @@ const MONITOR = /^(durable-objects\/coordinator\.ts|shared\/monitor\/)/;
  */
 function roleOf(stack) {
   for (const f of stack) {
-    // The plain baseline (bench/plain/worker.ts): its object's one method, or its Worker.
+    // The plain baseline (bench/plain/worker.ts): its object's one method, or its Worker (its HTTP front: below).
     if (f.module === "bench/plain/worker.ts") return f.source.startsWith("ingest(") ? "plain object: ingest" : "plain Worker";
     if (f.module === "durable-objects/partition-replica.ts") return `replica: ${f.functionName || "(anonymous)"}`;
     if (f.module === "durable-objects/coordinator.ts") return `monitor: ${f.functionName || "(anonymous)"}`;
     if (ROUTER.test(f.module)) return "router";
     if (MONITOR.test(f.module)) return "monitor";
   }
+  // The baselines' shared HTTP front (bench/baseline/http.ts) is the plain Worker's own code.
+  if (stack.some((f) => f.module === "bench/baseline/http.ts")) return "plain Worker";
   const product = stack.find((f) => f.module.includes("/") && !f.module.startsWith("node_modules/"));
   if (product) return `${product.module.startsWith("shared/replica/") ? "replica" : "other"}, resumed in ${product.module}`;
   const leaf = stack.at(-1);
