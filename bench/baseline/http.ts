@@ -32,10 +32,34 @@ function readCounters() {
   return { calls: byMethod, callsTotal: [...calls.values()].reduce((a, b) => a + b, 0), ...counted };
 }
 
-/** A baseline's ingest and count, behind the shared front. */
+/** A baseline's own part, behind the shared front: how it ingests a batch and what one of its objects counts. */
 interface Baseline<E> {
-  ingest(env: E, stream: string, partitions: number, request: Request): Promise<Response>;
-  count(env: E, stream: string, partitions: number): Promise<Response>;
+  /** Ingests a batch the front has read as a JSON array (a 400 of its own for a bad event). */
+  ingest(env: E, stream: string, partitions: number, events: unknown[]): Promise<Response>;
+  /** Events counted by the stream's object of partition `p`. */
+  countOf(env: E, stream: string, p: number): Promise<number>;
+}
+
+/** The batch as a JSON array, or the 400 that refuses it. */
+async function jsonArray(request: Request): Promise<unknown[] | Response> {
+  let events: unknown;
+  try {
+    events = await request.json();
+  } catch {
+    return json({ error: { code: "INVALID_JSON", message: "body is not valid JSON" } }, 400);
+  }
+  return Array.isArray(events) ? events : json({ error: { code: "INVALID_REQUEST", message: "body must be a JSON array" } }, 400);
+}
+
+/** Sums the counts of the stream's P objects, one counted `count` call each. */
+async function countAll<E>(baseline: Baseline<E>, env: E, stream: string, partitions: number): Promise<Response> {
+  const counts = await Promise.all(
+    Array.from({ length: partitions }, (_, p) => {
+      countCall("count");
+      return baseline.countOf(env, stream, p);
+    }),
+  );
+  return json({ events: counts.reduce((a, b) => a + b, 0) });
 }
 
 /** The Worker's `fetch`: counters for the admin token, ingest and count for the API token. */
@@ -54,8 +78,11 @@ export function baselineFetch<E extends Tokens>(baseline: Baseline<E>) {
       return json({ error: { code: "NOT_FOUND", message: `no route for ${request.method} ${url.pathname}` } }, 404);
     }
     const [, stream = "", action] = match;
-    if (action === "events" && request.method === "POST") return baseline.ingest(env, stream, partitions, request);
-    if (action === "count" && request.method === "GET") return baseline.count(env, stream, partitions);
+    if (action === "events" && request.method === "POST") {
+      const events = await jsonArray(request);
+      return events instanceof Response ? events : baseline.ingest(env, stream, partitions, events);
+    }
+    if (action === "count" && request.method === "GET") return countAll(baseline, env, stream, partitions);
     return json({ error: { code: "METHOD_NOT_ALLOWED", message: `${request.method} not allowed` } }, 405);
   };
 }
