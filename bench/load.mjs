@@ -35,6 +35,7 @@ export async function runLoad({ url, token, stream, concurrency, nextBatch, stop
       const started = performance.now();
       for (let attempt = 1; ; attempt++) {
         let status = 0;
+        let answer = "";
         try {
           const res = await fetch(url + path, {
             method: "POST",
@@ -42,7 +43,7 @@ export async function runLoad({ url, token, stream, concurrency, nextBatch, stop
             body,
           });
           status = res.status;
-          await res.arrayBuffer();
+          answer = (await res.text()).slice(0, 500);
         } catch {
           status = 0;
         }
@@ -51,7 +52,7 @@ export async function runLoad({ url, token, stream, concurrency, nextBatch, stop
           acks.push({ atMs: now, latencyMs: now - started, events: events.length, producer: index, seq, attempts: attempt, keys: events.map((e) => e.page) });
           break;
         }
-        if (status !== 503 && status !== 0) throw new Error(`unexpected status ${status}`);
+        if (status !== 503 && status !== 0) throw new Error(`unexpected status ${status}: ${answer}`);
         if (performance.now() - started > giveUpAfterMs) throw new Error(`batch ${name}#${seq} not acknowledged within ${giveUpAfterMs} ms`);
         rejected += 1;
         await new Promise((r) => setTimeout(r, 20));

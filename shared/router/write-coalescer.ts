@@ -10,7 +10,10 @@
  * and every call is made by one of its own callers, through that caller's port: the
  * Workers runtime forbids one request resolving or doing I/O for another (measured:
  * "Cannot perform I/O on behalf of a different request"), so a caller polls on a timer
- * of its own context (`After`). A request the runtime drops (its client went away) stops
+ * of its own context (`After`). Waking a waiter by resolving its promise from the request
+ * whose call ended was tried (issue 30): in workerd 4.164, R=2 at P=1 ran 52-57k events/s
+ * against 61-62k polling, in one run, and the runtime cancelled a request as hung ("your
+ * Worker's code had hung"). A request the runtime drops (its client went away) stops
  * polling wherever it stood: a call it made is given up after `staleMs`, and so is its
  * batch when it is first in line and has not polled for that long, so neither can block
  * the lane. It holds nothing that must survive the isolate: a lost isolate fails the
