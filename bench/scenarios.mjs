@@ -1,6 +1,7 @@
 // The benchmark scenarios of issue 5, each returning plain numbers for the report (the
 // throughput matrix of issue 12 is in matrix.mjs, the idle cost in idle.mjs).
 import { routeEvents } from "../shared/ingest/route-events.ts";
+import { keyGroupMapOf, newKeyGroupTable } from "../shared/keygroups/key-groups.ts";
 import { windowAggregate } from "../shared/operators/window-aggregate.ts";
 import { partitionFor } from "../shared/partitioner.ts";
 import { DataflowSpecSchema } from "../shared/dataflow-checks/dataflow-spec-schema.ts";
@@ -34,6 +35,8 @@ export function rawBaseline(durationMs) {
   const spec = DataflowSpecSchema.parse(specFor("raw", 4, 1));
   const op = windowAggregate(spec);
   const states = new Map();
+  // Keys on partitions as a new dataflow's key groups put them.
+  const newKeyGroups = keyGroupMapOf({ keyGroups: newKeyGroupTable(), routes: Array.from({ length: spec.partitions }) });
   const random = prng(1);
   const bodies = Array.from({ length: 200 }, () => JSON.stringify(makeBatch(random, BATCH, KEYS, 1_000)));
   let events = 0;
@@ -41,7 +44,7 @@ export function rawBaseline(durationMs) {
   const started = performance.now();
   for (let i = 0; performance.now() - started < durationMs; i++) {
     const parsed = JSON.parse(bodies[i % bodies.length]);
-    for (const [partition, records] of routeEvents(spec, parsed, 0, 256)) {
+    for (const [partition, records] of routeEvents(spec, parsed, 0, 256, newKeyGroups)) {
       // As a replica receives it: one serialized sub-batch, parsed and aggregated.
       const received = JSON.parse(JSON.stringify(records));
       states.set(partition, op.process(states.get(partition) ?? op.init(), received, () => {}));

@@ -13,6 +13,7 @@ import { DeadlineTimer } from "./deadline-timer.ts";
 import { monitorStub, replicaStub, withDeadline } from "./object-calls.ts";
 import { lookupDataflow } from "./control-plane.ts";
 import { dataflowOfReplica } from "../shared/names.ts";
+import { keyGroupMapOf } from "../shared/keygroups/key-groups.ts";
 import type { DeliveryPort, ReaderRoute } from "../shared/stages/deliverer.ts";
 import type { DataflowRecord } from "../shared/wire/routing.ts";
 import { seedPacer } from "./seed-pacing.ts";
@@ -109,7 +110,7 @@ export function deliveryPort(env: Env, timeoutMs: number, wakeAt: (atMs: number)
       const records = await Promise.all(ids.map((id) => lookupDataflow(env, id, timeoutMs)));
       return records
         .filter((r): r is DataflowRecord => r !== null && r.ready && !r.deleting)
-        .map((r): ReaderRoute => ({ id: r.id, spec: r.spec, routes: r.routes.map((route) => ({ primary: route.primary, epoch: route.epoch })) }));
+        .map((r): ReaderRoute => ({ id: r.id, spec: r.spec, keyGroups: keyGroupMapOf(r), routes: r.routes.map((route) => ({ primary: route.primary, epoch: route.epoch })) }));
     },
     deliver: (name, msg) => call(name, `stage replica ${name} (deliver)`, async (stub) => stub.deliver(msg)),
     reportFailure: (name) => void monitorStub(env, dataflowOfReplica(name)).reportFailure(name).catch(() => undefined),

@@ -167,6 +167,7 @@ function dataflowCard(dataflow, faultsEnabled) {
         i === 0 ? h("td", { rowspan: p.replicas.length }, `p${p.partition}`) : null,
         i === 0 ? h("td", { rowspan: p.replicas.length }, h("span", { class: `health ${p.status}`, "data-partition-status": p.partition }, p.status)) : null,
         i === 0 ? h("td", { rowspan: p.replicas.length }, p.epoch) : null,
+        i === 0 ? h("td", { rowspan: p.replicas.length, "data-key-groups": p.partition }, p.keyGroups) : null,
         h("td", { class: "mono" }, r.name),
         h("td", { class: "role" }, r.error ? h("span", { class: "health unavailable", title: r.error }, "no answer") : (r.role ?? "–")),
         h("td", {}, r.epoch ?? "–"),
@@ -183,9 +184,9 @@ function dataflowCard(dataflow, faultsEnabled) {
   const input = dataflow.stream === null ? `from ${dataflow.from.join(", ")}` : `stream ${dataflow.stream}`;
   const readers = dataflow.readers.length > 0 ? ` · read by ${dataflow.readers.join(", ")}` : "";
   return h("div", { class: "dataflow", "data-dataflow": dataflow.id },
-    h("h3", {}, dataflow.id, h("span", { class: "muted" }, ` · ${input} · ${dataflow.partitions.length} partitions${readers}`)),
+    h("h3", {}, dataflow.id, h("span", { class: "muted" }, ` · ${input} · ${dataflow.partitions.length} partitions, ${dataflow.keyGroups} key groups${readers}`)),
     h("table", {},
-      h("thead", {}, h("tr", {}, ["partition", "health", "epoch", "replica", "role", "replica epoch", "LSN", "applied", "lag", "outputs", "heartbeat", "missed", ...(faultsEnabled ? ["fault"] : [])].map((t) => h("th", {}, t)))),
+      h("thead", {}, h("tr", {}, ["partition", "health", "epoch", "key groups", "replica", "role", "replica epoch", "LSN", "applied", "lag", "outputs", "heartbeat", "missed", ...(faultsEnabled ? ["fault"] : [])].map((t) => h("th", {}, t)))),
       h("tbody", {}, rows)),
     dataflow.edges.length > 0 ? edgeTable(dataflow.edges) : null);
 }

@@ -1,7 +1,9 @@
 /**
- * Maps a key to its partition through its key group (`keygroups/key-groups.ts`): 32-bit
- * FNV-1a over the key's UTF-16 code units, mod 16·P, owned by group mod P, which is the
- * hash mod P. Stable across deploys and runtimes; routers and tests call it, operators never do.
+ * The partition of a key under the default map of 16·P key groups
+ * (`keygroups/key-groups.ts`): FNV-1a over the key's UTF-16 code units mod P. It is where
+ * a dataflow stored before issue 28 (no key-group table) puts a key, and how the bench's
+ * baselines split batches; the product routes by each dataflow's stored table
+ * (`keyGroupMapOf`, `partitionOfKey`).
  */
 import { defaultKeyGroupMap, keyGroupOf, ownerOf, type KeyGroupMap } from "./keygroups/key-groups.ts";
 

@@ -2,6 +2,7 @@
  * Pure decisions about a dataflow's record (made by its monitor): the initial routing table
  * of a new dataflow, and whether a re-submitted spec matches the stored one.
  */
+import { newKeyGroupTable } from "./keygroups/key-groups.ts";
 import { replicaName } from "./names.ts";
 import type { DataflowSpec } from "./wire/dataflow-spec.ts";
 import type { DataflowRecord } from "./wire/routing.ts";
@@ -10,7 +11,7 @@ import type { DataflowRecord } from "./wire/routing.ts";
  * A new dataflow's record: every partition at `firstEpoch` (1, or above every epoch an
  * earlier dataflow of the same id used, so its stale routers are fenced), replica
  * generation 0 primary and 1 standby (R=2). With location hints, a partition's two
- * replicas get different ones.
+ * replicas get different ones. Its keys hash to {@link newKeyGroupTable}'s groups.
  */
 export function planDataflow(id: string, spec: DataflowSpec, nowMs: number, locationHints: readonly string[] = [], firstEpoch = 1): DataflowRecord {
   const hint = (i: number) => (locationHints.length === 0 ? null : (locationHints[i % locationHints.length] ?? null));
@@ -21,7 +22,7 @@ export function planDataflow(id: string, spec: DataflowSpec, nowMs: number, loca
     if (standby) hints[standby] = hint(partition + 1);
     return { partition, epoch: firstEpoch, primary, standby, status: "healthy" as const, version: 1, nextGeneration: 2, retired: [], hints, recovery: null };
   });
-  return { v: 1, id, spec, createdAtMs: nowMs, ready: false, deleting: false, routes, readers: [], events: [] };
+  return { v: 1, id, spec, createdAtMs: nowMs, ready: false, deleting: false, routes, keyGroups: newKeyGroupTable(), readers: [], events: [] };
 }
 
 /** Top-level spec fields whose values differ (after defaults), in a stable order. */

@@ -13,6 +13,7 @@ import { windowAggregate } from "../../shared/operators/window-aggregate.ts";
 import { DataflowSpecSchema } from "../../shared/dataflow-checks/dataflow-spec-schema.ts";
 import type { FluxRecord, WindowResult } from "../../shared/wire/window-result.ts";
 import { baselineFetch, countCall, counted, countedExec, json } from "../baseline/http.ts";
+import { defaultKeyGroupMap } from "../../shared/keygroups/key-groups.ts";
 
 interface PlainEnv {
   PLAIN_PARTITION: DurableObjectNamespace<PlainPartition>;
@@ -66,7 +67,7 @@ export class PlainPartition extends DurableObject<PlainEnv> {
 async function ingest(env: PlainEnv, stream: string, partitions: number, events: unknown[]): Promise<Response> {
   let byPartition: Map<number, FluxRecord[]>;
   try {
-    byPartition = routeEvents({ ...SPEC, partitions }, events, Date.now(), 256);
+    byPartition = routeEvents({ ...SPEC, partitions }, events, Date.now(), 256, defaultKeyGroupMap(partitions));
   } catch (err) {
     return json({ error: { code: "INVALID_EVENT", message: err instanceof Error ? err.message : String(err) } }, 400);
   }

@@ -21,6 +21,7 @@ import { producerKey } from "../producer-headers.ts";
 import { decodeUtf8, mediaTypeOf, requireUtf8Charset } from "../json-body.ts";
 import { writeBatch } from "../../shared/router/write-batch.ts";
 import type { InProgress } from "../../shared/router/write-coalescer.ts";
+import { keyGroupMapOf } from "../../shared/keygroups/key-groups.ts";
 
 /** What a check run as a middleware calls when it passes: nothing (the handler goes on). */
 const noop = async () => {};
@@ -76,7 +77,7 @@ async function ingest(c: Context<AppEnv>, stream: string, { producer, seq }: { p
   const receivedAtMs = Date.now();
   const routed = dataflows.map((record) => ({
     record,
-    subBatches: routeEvents(record.spec, events, receivedAtMs, config.maxKeyLength),
+    subBatches: routeEvents(record.spec, events, receivedAtMs, config.maxKeyLength, keyGroupMapOf(record)),
   }));
   const keep = keepRunning(c);
   // One timer for this request's call deadlines and slow-call watches.

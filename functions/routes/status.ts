@@ -18,6 +18,7 @@ import { edgesInto, pipelineOf } from "../../shared/stages/pipeline-status.ts";
 import { keepRunning, listDataflows, reportFailure } from "../cluster.ts";
 import { dataflowOfReplica } from "../../shared/names.ts";
 import { canReadDataflow } from "../../shared/tokens/access.ts";
+import { groupsPerPartition, keyGroupMapOf } from "../../shared/keygroups/key-groups.ts";
 
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 
@@ -63,6 +64,8 @@ export const statusRoutes = new Hono<AppEnv>().get("/", zValidator("query", Stat
 
 async function describe(record: DataflowRecord, health: HealthMap, ask: (name: string, hint: string | null) => Promise<ReplicaStatus | { error: string }>) {
   const primaries: (ReplicaStatus | null)[] = record.routes.map(() => null);
+  const groups = keyGroupMapOf(record);
+  const owned = groupsPerPartition(groups);
   const partitions = await Promise.all(
       record.routes.map(async (route) => {
         const names = [route.primary, ...(route.standby ? [route.standby] : []), ...(route.recovery ? [route.recovery.replica] : [])];
@@ -72,6 +75,7 @@ async function describe(record: DataflowRecord, health: HealthMap, ask: (name: s
         const primaryLsn = (statuses[0] && "lsn" in statuses[0] ? statuses[0].lsn : null) ?? null;
         return {
           partition: route.partition,
+          keyGroups: owned[route.partition] ?? 0,
           epoch: route.epoch,
           status: route.status,
           version: route.version,
@@ -98,6 +102,7 @@ async function describe(record: DataflowRecord, health: HealthMap, ask: (name: s
     from: sourcesOf(record.spec),
     readers: record.readers,
     ready: record.ready,
+    keyGroups: groups.groups,
     partitions,
     events: record.events.map(({ atMs, ...event }) => ({ at: iso(atMs), ...event })),
   };

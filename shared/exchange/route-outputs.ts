@@ -9,6 +9,7 @@
 import { FluxError } from "../errors.ts";
 import { splitFieldPath } from "../field-path.ts";
 import { routeEvents } from "../ingest/route-events.ts";
+import type { KeyGroupMap } from "../keygroups/key-groups.ts";
 import { sourcesOf, type DataflowSpec } from "../wire/dataflow-spec.ts";
 import { sideSpec } from "../operators/join/join-sides.ts";
 import type { NumberedOutput } from "../wire/replica-rpc.ts";
@@ -71,13 +72,13 @@ function outputTimeMs(result: Pick<WindowResult, "windowEndMs">): number {
  * @returns one entry per output, in the order given.
  * @throws Error when D is a join that does not read `upstream`.
  */
-export function routeOutputs(spec: DataflowSpec, outputs: readonly NumberedOutput[], maxKeyLength: number, upstream: UpstreamKey): RoutedOutput[] {
+export function routeOutputs(spec: DataflowSpec, groups: KeyGroupMap, outputs: readonly NumberedOutput[], maxKeyLength: number, upstream: UpstreamKey): RoutedOutput[] {
   const side = spec.join ? sourcesOf(spec).indexOf(upstream.id) : -1;
   if (spec.join && side !== 0 && side !== 1) throw new Error(`join reads no dataflow '${upstream.id}'`);
   const routing = side === 0 || side === 1 ? sideSpec(spec, side) : spec;
   return outputs.map(({ outputSeq, result }): RoutedOutput => {
     try {
-      const routed = routeEvents(routing, [outputEvent(result, upstream.key)], outputTimeMs(result), maxKeyLength);
+      const routed = routeEvents(routing, [outputEvent(result, upstream.key)], outputTimeMs(result), maxKeyLength, groups);
       for (const [partition, records] of routed) {
         const record = records[0] ?? null;
         return { outputSeq, partition, record: record && side >= 0 ? [record[0], record[1], side, ...record.slice(2)] : record };

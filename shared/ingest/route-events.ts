@@ -6,7 +6,7 @@
  * out), or nothing is: the caller sends nothing on an error.
  */
 import { FluxError } from "../errors.ts";
-import { partitionFor } from "../partitioner.ts";
+import { partitionOfKey, type KeyGroupMap } from "../keygroups/key-groups.ts";
 import { recordFieldsOf } from "../operators/compile.ts";
 import type { DataflowSpec } from "../wire/dataflow-spec.ts";
 import { compileFilter } from "../wire/filter.ts";
@@ -37,7 +37,8 @@ export interface EventProblem {
  * Routes `events` for one dataflow. `receivedAtMs` stamps event time when the spec has
  * no `timeField`. Keys are strings or finite numbers (compared as strings); times are
  * epoch ms or ISO-8601 strings, from 1970 to {@link MAX_FUTURE_MS} past `receivedAtMs`;
- * aggregated fields are numbers within ±{@link MAX_FIELD_MAGNITUDE}.
+ * aggregated fields are numbers within ±{@link MAX_FIELD_MAGNITUDE}. A key goes to the
+ * partition that owns its key group under `groups` (the dataflow's, `keyGroupMapOf`).
  * @returns sub-batches by partition (only partitions that received records).
  * @throws FluxError `INVALID_EVENT` listing the first problems found.
  */
@@ -46,6 +47,7 @@ export function routeEvents(
   events: readonly unknown[],
   receivedAtMs: number,
   maxKeyLength: number,
+  groups: KeyGroupMap,
 ): Map<number, FluxRecord[]> {
   const { fields, projection, filter, readTime, keyReaders } = readersOf(spec);
   const problems: EventProblem[] = [];
@@ -70,7 +72,7 @@ export function routeEvents(
     const record: FluxRecord = [typeof key === "string" ? key : "", timeMs ?? 0];
     pushFields(record, obj, fields, maxKeyLength, (field, problem) => report(index, field, problem));
     if (problemCount > 0 || typeof key !== "string") return;
-    const partition = partitionFor(key, spec.partitions);
+    const partition = partitionOfKey(groups, key);
     let batch = byPartition.get(partition);
     if (!batch) byPartition.set(partition, (batch = []));
     batch.push(record);

@@ -1,13 +1,18 @@
 /**
- * Keys reach partitions through key groups (the unit a later repartitioning moves between
- * replica pairs, as in the Flux 2003 paper): a key hashes to one of `groups` key groups,
- * and a map says which partition owns each group. A dataflow of P partitions has 16·P
- * groups, and the default map gives group g to partition g mod P, so a key lands exactly
- * where `FNV-1a(key) mod P` always put it (stable across deploys and stored dataflows).
+ * Keys reach partitions through key groups (the unit a repartitioning moves between
+ * replica pairs, as in the Flux 2003 paper; issue 28): a key hashes to one of `groups` key
+ * groups, and a map says which partition owns each group. A dataflow created since issue 28
+ * has {@link KEY_GROUPS} groups whatever its partition count, stored in its record; one
+ * stored before has 16·P (no table in its record). Either starts with group g on partition
+ * g mod P; with 16·P groups a key lands exactly where `FNV-1a(key) mod P` always put it.
  */
+import type { KeyGroupTable } from "../wire/routing.ts";
 
-/** Key groups per partition a dataflow starts with. */
+/** Key groups per partition a dataflow stored before issue 28 has. */
 export const KEY_GROUPS_PER_PARTITION = 16;
+
+/** Key groups of a dataflow created since issue 28: room for 64 partitions (the most a dataflow has) of 4 groups each. */
+export const KEY_GROUPS = 256;
 
 /** Which partition owns each key group. */
 export interface KeyGroupMap {
@@ -23,6 +28,17 @@ export interface KeyGroupMap {
 export function defaultKeyGroupMap(partitions: number): KeyGroupMap {
   if (!Number.isInteger(partitions) || partitions < 1) throw new RangeError(`partition count must be a positive integer, got ${partitions}`);
   return { groups: partitions * KEY_GROUPS_PER_PARTITION, partitions, owners: null };
+}
+
+/** A new dataflow's table: {@link KEY_GROUPS} groups, group g on partition g mod P. */
+export function newKeyGroupTable(): KeyGroupTable {
+  return { groups: KEY_GROUPS, owners: null };
+}
+
+/** The map of a stored dataflow: its table over its partitions, or (none: stored before issue 28) the default map. */
+export function keyGroupMapOf(record: { keyGroups: KeyGroupTable | null; routes: readonly unknown[] }): KeyGroupMap {
+  const partitions = record.routes.length;
+  return record.keyGroups === null ? defaultKeyGroupMap(partitions) : { groups: record.keyGroups.groups, partitions, owners: record.keyGroups.owners };
 }
 
 /** The key group of `key`: 32-bit FNV-1a over its UTF-16 code units, mod `groups`. */
@@ -41,4 +57,18 @@ export function ownerOf(map: KeyGroupMap, group: number): number {
   const owner = map.owners === null ? group % map.partitions : map.owners[group];
   if (owner === undefined || owner < 0 || owner >= map.partitions) throw new RangeError(`key group ${group} has no owner among ${map.partitions} partitions`);
   return owner;
+}
+
+/** How many key groups each partition owns under `map`, by partition. */
+export function groupsPerPartition(map: KeyGroupMap): number[] {
+  const owned = new Array<number>(map.partitions).fill(0);
+  for (let g = 0; g < map.groups; g++) owned[ownerOf(map, g)] = (owned[ownerOf(map, g)] ?? 0) + 1;
+  return owned;
+}
+
+/** The partition that owns `key` under `map` (on the hot path: one hash and one lookup). @throws RangeError for a map with no owner for its group. */
+export function partitionOfKey(map: KeyGroupMap, key: string): number {
+  const group = keyGroupOf(key, map.groups);
+  if (map.owners === null) return group % map.partitions;
+  return ownerOf(map, group);
 }

@@ -5,7 +5,7 @@
  */
 import { FluxError } from "../errors.ts";
 import type { ResultFilter } from "../operators/operator.ts";
-import { partitionFor } from "../partitioner.ts";
+import { keyGroupMapOf, partitionOfKey } from "../keygroups/key-groups.ts";
 import type { Refusal } from "../wire/replica-rpc.ts";
 import type { DataflowRecord, PartitionRoute } from "../wire/routing.ts";
 import { compareResults, type ResultPosition, type WindowResult } from "../wire/window-result.ts";
@@ -28,10 +28,8 @@ export async function readResults(
   record: DataflowRecord,
   filter: ResultFilter,
 ): Promise<{ results: WindowResult[]; next: ResultPosition | null }> {
-  const routes =
-    filter.key === undefined
-      ? record.routes
-      : record.routes.filter((r) => r.partition === partitionFor(filter.key ?? "", record.spec.partitions));
+  const owner = filter.key === undefined ? null : partitionOfKey(keyGroupMapOf(record), filter.key);
+  const routes = owner === null ? record.routes : record.routes.filter((r) => r.partition === owner);
   const limit = filter.limit;
   // One more than the page from each partition: if the merge holds more than `limit`, one
   // follows the page; if not, every partition returned all it had after `filter.after`.

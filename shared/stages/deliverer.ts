@@ -8,6 +8,7 @@
  * probe whenever this replica becomes primary. Failed calls are retried on the object's
  * alarm, so a downstream that returns is caught up without any new input.
  */
+import type { KeyGroupMap } from "../keygroups/key-groups.ts";
 import { nextDueAtMs, planDeliveries, onDeliveryFailed, onDeliveryReply, type PlannedDelivery } from "../exchange/plan-delivery.ts";
 import { watermarkStepOf } from "../exchange/watermark-step.ts";
 import { edgeLag, ingestRefusal, type OutboxEdge } from "../exchange/outbox-bounds.ts";
@@ -17,10 +18,11 @@ import type { DataflowSpec } from "../wire/dataflow-spec.ts";
 import type { Delivery, EdgeStatus, SourceRef } from "../wire/exchange.ts";
 import type { Deliver, DeliverReply, NumberedOutput } from "../wire/replica-rpc.ts";
 
-/** A stage reading U as the deliverer needs it: its spec (to route) and each partition's primary and epoch. */
+/** A stage reading U as the deliverer needs it: its spec and key groups (to route) and each partition's primary and epoch. */
 export interface ReaderRoute {
   id: string;
   spec: DataflowSpec;
+  keyGroups: KeyGroupMap;
   routes: readonly { primary: string; epoch: number }[];
 }
 
@@ -193,7 +195,7 @@ export class Deliverer {
     while (t.outputs.length < this.#limits.boundOutputs && t.from + t.outputs.length < view.outputSeq) {
       const page = this.#link.readOutputs(t.from + t.outputs.length, Math.min(PAGE, this.#limits.boundOutputs - t.outputs.length));
       if (page.length === 0) break;
-      const routed = routeOutputs(reader.route.spec, page, this.#limits.maxKeyLength, { id: view.source.dataflow, key: view.key });
+      const routed = routeOutputs(reader.route.spec, reader.route.keyGroups, page, this.#limits.maxKeyLength, { id: view.source.dataflow, key: view.key });
       this.#report(reader, routed);
       t.outputs.push(...routed);
     }

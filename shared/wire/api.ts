@@ -101,9 +101,13 @@ export const StatusResponseSchema = z.object({
       /** A stage's edges from every upstream partition to every partition of it, else empty. */
       edges: z.array(EdgeViewSchema),
       ready: z.boolean(),
+      /** How many key groups its keys hash to (issue 28): 256 for a dataflow created since, 16 per partition before. */
+      keyGroups: z.number().int(),
       partitions: z.array(
         z.object({
           partition: z.number().int(),
+          /** How many of the key groups this partition owns. */
+          keyGroups: z.number().int(),
           epoch: z.number().int(),
           status: PartitionViewSchema.shape.status,
           version: z.number().int(),

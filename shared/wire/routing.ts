@@ -62,6 +62,17 @@ const MonitorEventSchema = z.object({
 });
 export type MonitorEvent = z.infer<typeof MonitorEventSchema>;
 
+/**
+ * Which partition (replica pair) owns each key group of a dataflow (issue 28,
+ * `keygroups/key-groups.ts`): keys hash to one of `groups` groups.
+ */
+const KeyGroupTableSchema = z.object({
+  groups: z.number().int().min(1).max(4096),
+  /** The owning partition of each group, by group; null: group g is on partition g mod the partition count. */
+  owners: z.array(z.number().int().min(0)).nullable(),
+});
+export type KeyGroupTable = z.infer<typeof KeyGroupTableSchema>;
+
 /** A dataflow as stored: its spec and routing table. `ready` once every replica was initialised. */
 export const DataflowRecordSchema = z.object({
   v: z.literal(1),
@@ -72,6 +83,8 @@ export const DataflowRecordSchema = z.object({
   /** Set by `DELETE`: routers skip it while its replicas' state is being removed. */
   deleting: z.boolean().default(false),
   routes: z.array(PartitionRouteSchema),
+  /** Its key groups and their owners (issue 28); null: stored before, 16 groups per partition, group g on partition g mod P. */
+  keyGroups: KeyGroupTableSchema.nullable().default(null),
   /** The stages reading this dataflow's results (issue 27), sorted; its primaries deliver to them. */
   readers: z.array(z.string()).default([]),
   /** Newest last; at most {@link MAX_EVENTS}. */

@@ -92,6 +92,9 @@ describe("the dashboard", () => {
     const card = page.locator(`.dataflow[data-dataflow="${DATAFLOW}"]`);
     await card.waitFor({ timeout: 10_000 });
     await expect.poll(() => card.locator("[data-partition-status]").allTextContents(), { timeout: 10_000 }).toEqual(["healthy", "healthy"]);
+    // Its 256 key groups, half on each partition (issue 28).
+    expect(await card.locator("h3").textContent()).toContain("2 partitions, 256 key groups");
+    expect(await card.locator("[data-key-groups]").allTextContents()).toEqual(["128", "128"]);
     const roles = await card.locator("td.role").allTextContents();
     expect(roles.sort()).toEqual(["primary", "primary", "standby", "standby"]);
     expect(await page.locator("#connection").textContent()).toContain("live");

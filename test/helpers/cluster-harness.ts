@@ -17,6 +17,7 @@ import type { DataflowRecord, HealthMap } from "../../shared/wire/routing.ts";
 import type { FluxRecord } from "../../shared/wire/window-result.ts";
 import { record as makeRecord, spec as makeSpec } from "./fixtures.ts";
 import { MemoryCluster } from "./memory-cluster.ts";
+import { keyGroupMapOf } from "../../shared/keygroups/key-groups.ts";
 
 export interface Batch {
   producer: string;
@@ -61,7 +62,7 @@ export class ClusterHarness {
    * fail-over); throws what the router would answer.
    */
   async postOnce(batch: Batch): Promise<void> {
-    const subBatches = routeEvents(this.spec, batch.events, 0, 256);
+    const subBatches = routeEvents(this.spec, batch.events, 0, 256, keyGroupMapOf(this.record));
     const refresh = async () => [(this.#routing = structuredClone(this.record))];
     try {
       await writeBatch(sendAlone(this.cluster), [{ record: this.#routing, subBatches }], batch, refresh);

@@ -22,6 +22,7 @@ import { DataflowSpecSchema } from "../../shared/dataflow-checks/dataflow-spec-s
 import type { DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
 import type { FluxRecord, WindowResult } from "../../shared/wire/window-result.ts";
 import { rng as makeRng } from "../helpers/rng.ts";
+import { defaultKeyGroupMap } from "../../shared/keygroups/key-groups.ts";
 
 /** Deliberately broken variants the model must catch (`exchange.test.ts`). */
 export const EXCHANGE_VARIANTS = {
@@ -145,7 +146,7 @@ export class ExchangeSim {
     for (const s of steps) outputsAfter.push((outputsAfter[outputsAfter.length - 1] ?? 0) + s.outputs.length);
     this.stats.outputs += outputs.length;
     const cursors = Array.from({ length: pd }, unknownCursor);
-    return { steps, routed: routeOutputs(this.spec, outputs, 256, { id: UP, key: "k" }), outputsAfter, primaryLen: 0, standbyLen: 0, primaryTrim: 0, standbyTrim: 0, gen: 1, cursors, lastSent: cursors.map(() => null) };
+    return { steps, routed: routeOutputs(this.spec, defaultKeyGroupMap(this.spec.partitions), outputs, 256, { id: UP, key: "k" }), outputsAfter, primaryLen: 0, standbyLen: 0, primaryTrim: 0, standbyTrim: 0, gen: 1, cursors, lastSent: cursors.map(() => null) };
   }
 
   /** U_i's primary logs its next entry, unless an edge is too far behind (backpressure). */

@@ -14,10 +14,13 @@ import type { LogEntry } from "../../shared/wire/persisted.ts";
 import type { WindowResult } from "../../shared/wire/window-result.ts";
 import type { Batch } from "./sim-world.ts";
 import type { Violations } from "./violations.ts";
+import type { KeyGroupMap } from "../../shared/keygroups/key-groups.ts";
 
 /** What the golden run compares against: the settled primary's state. */
 export interface GoldenInput {
   spec: DataflowSpec;
+  /** The dataflow's key groups (`keyGroupMapOf` its record). */
+  groups: KeyGroupMap;
   partition: number;
   log: readonly LogEntry[];
   batches: ReadonlyMap<string, Batch>;
@@ -52,10 +55,10 @@ export function checkGolden(input: GoldenInput, violations: Violations): void {
       violations.add("golden", `${where}: LSN ${entry.lsn} holds ${id}, which no producer sent`);
       continue;
     }
-    if (first === undefined) operator.process(routeEvents(input.spec, batch.events, 0, 256).get(input.partition) ?? [], emit);
+    if (first === undefined) operator.process(routeEvents(input.spec, batch.events, 0, 256, input.groups).get(input.partition) ?? [], emit);
   }
   for (const [id, batch] of input.acked) {
-    const mine = routeEvents(input.spec, batch.events, 0, 256).has(input.partition);
+    const mine = routeEvents(input.spec, batch.events, 0, 256, input.groups).has(input.partition);
     if (mine && !loggedAt.has(id)) violations.add("exactly-once", `${where}: acknowledged ${id} is not in the stable log`);
   }
   compare(where, "output", emitted, input.outputs, violations);

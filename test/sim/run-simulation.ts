@@ -4,7 +4,7 @@
  * follow each partition's output cursor; then the run settles and the invariants are
  * checked, the golden run among them.
  */
-import { partitionFor } from "../../shared/partitioner.ts";
+import { keyGroupMapOf, partitionOfKey } from "../../shared/keygroups/key-groups.ts";
 import { checkGolden } from "./golden.ts";
 import { produce, readLoop } from "./sim-actors.ts";
 import { monitorLoop, monitorTick } from "./sim-monitor-loop.ts";
@@ -91,9 +91,10 @@ async function finalChecks(w: SimWorld): Promise<void> {
   // Batches never acknowledged may have been applied, but at most once.
   const unacked = [...w.allBatches.values()].filter((b) => !w.acked.has(`${b.producer}#${b.seq}`));
   checkWriters(w.replicas.writers, w.violations);
+  const groups = keyGroupMapOf(w.record());
   for (const route of w.record().routes) {
     const recordsIn = (batches: Iterable<Batch>) =>
-      [...batches].reduce((n, b) => n + b.events.filter((e) => partitionFor(e.k, w.spec.partitions) === route.partition).length, 0);
+      [...batches].reduce((n, b) => n + b.events.filter((e) => partitionOfKey(groups, e.k) === route.partition).length, 0);
     const expected = { min: recordsIn(w.acked.values()), max: recordsIn(w.acked.values()) + recordsIn(unacked) };
     const primary = w.replicas.peek(route.primary) ? w.replicas.host(route.primary) : null;
     const standby = route.standby && w.replicas.peek(route.standby) ? w.replicas.host(route.standby) : null;
@@ -141,5 +142,5 @@ function goldenRun(w: SimWorld, partition: number, primaryName: string): void {
   }
   const outputs = w.replicas.replica(primaryName).storage.outputs.map((o) => o.result);
   const openResults = state.operator.openResults({});
-  checkGolden({ spec: w.spec, partition, log: entries, batches: w.allBatches, acked: w.acked, outputs, openResults }, w.violations);
+  checkGolden({ spec: w.spec, groups: keyGroupMapOf(w.record()), partition, log: entries, batches: w.allBatches, acked: w.acked, outputs, openResults }, w.violations);
 }

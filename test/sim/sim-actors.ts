@@ -12,6 +12,7 @@ import { checkResultsOnce } from "./sim-checks.ts";
 import { ROUTER_DEADLINE_MS, type Batch, type SimWorld } from "./sim-world.ts";
 import type { SimDataflow } from "./sim-dataflows.ts";
 import { InjectedFailure, isFailedCall } from "./violations.ts";
+import { keyGroupMapOf } from "../../shared/keygroups/key-groups.ts";
 
 /** Extra batches a producer lane may write while faults are still being injected. */
 const EXTRA_BATCHES = 12;
@@ -39,7 +40,7 @@ async function send(w: SimWorld, batch: Batch): Promise<void> {
     return reply;
   };
   try {
-    const routed = routeEvents(w.spec, batch.events, 0, 256);
+    const routed = routeEvents(w.spec, batch.events, 0, 256, keyGroupMapOf(router.cache));
     const subBatches = w.hooks.route ? w.hooks.route(routed) : routed;
     const acks = await writeBatch(send, [{ record: router.cache, subBatches }], batch, async () => [w.load()]);
     checkReplicatedAck(w, acks[0]?.partitions ?? [], batch);

@@ -21,6 +21,7 @@ import type { VariantHooks } from "./variant-hooks.ts";
 import { variantHooks, type Variant } from "./variants.ts";
 import { InjectedFailure, Violations } from "./violations.ts";
 import { SIM_TUNING, TakeoverWatch } from "./sim-monitors.ts";
+import { keyGroupMapOf } from "../../shared/keygroups/key-groups.ts";
 
 export interface SimOptions {
   variant?: Variant | null;
@@ -153,8 +154,9 @@ export class SimWorld {
   /** What an upstream primary learns of its readers from their monitors (fails while one is down). */
   readerRoutes(ids: readonly string[]): ReaderRoute[] {
     return ids.map((id) => {
-      const { spec, routes } = this.load(this.dataflow(id));
-      return { id, spec, routes: routes.map((r) => ({ primary: r.primary, epoch: r.epoch })) };
+      const record = this.load(this.dataflow(id));
+      const { spec, routes } = record;
+      return { id, spec, keyGroups: keyGroupMapOf(record), routes: routes.map((r) => ({ primary: r.primary, epoch: r.epoch })) };
     });
   }
 

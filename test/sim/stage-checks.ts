@@ -17,6 +17,7 @@ import { sourcesOf } from "../../shared/wire/dataflow-spec.ts";
 import { compareResults, type FluxRecord, type WindowResult } from "../../shared/wire/window-result.ts";
 import type { SimDataflow } from "./sim-dataflows.ts";
 import type { SimWorld } from "./sim-world.ts";
+import { keyGroupMapOf } from "../../shared/keygroups/key-groups.ts";
 
 /** What upstream partition `partition` of `dataflow` has emitted, from its primary: its output count and watermark (null: down or empty). */
 function upstreamNow(w: SimWorld, dataflow: SimDataflow, partition: number): { outputSeq: number; watermarkMs: number | null } | null {
@@ -66,7 +67,7 @@ function upstreamOutputs(w: SimWorld, stage: SimDataflow): { upstream: string; o
 
 /** The settled stage against its reference, partition by partition (see the module comment). */
 export function checkStage(w: SimWorld, stage: SimDataflow): void {
-  const routed = upstreamOutputs(w, stage).flatMap(({ upstream, outputs }) => routeOutputs(stage.spec, outputs, 256, { id: upstream, key: w.dataflow(upstream).spec.key }));
+  const routed = upstreamOutputs(w, stage).flatMap(({ upstream, outputs }) => routeOutputs(stage.spec, keyGroupMapOf(stage.record()), outputs, 256, { id: upstream, key: w.dataflow(upstream).spec.key }));
   for (const route of stage.record().routes) {
     const where = `${stage.id} partition ${route.partition}`;
     const primary = w.replicas.peek(route.primary);

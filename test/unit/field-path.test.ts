@@ -12,12 +12,13 @@ import { StoredDataflowSpecSchema } from "../../shared/wire/dataflow-spec.ts";
 import { specProblems } from "../../shared/dataflow-checks/stream-schema-fit.ts";
 import { eventSchemaOf, StreamSchemaSchema } from "../../shared/wire/stream-schema.ts";
 import type { FluxRecord } from "../../shared/wire/window-result.ts";
+import { defaultKeyGroupMap } from "../../shared/keygroups/key-groups.ts";
 
 const flowEvent = { flow: { src: "10.0.0.1", dst: "10.0.0.2", bytes: 500, ts: 4000 }, kind: "tcp" };
 
 function records(spec: Record<string, unknown>, events: unknown[]): FluxRecord[] {
   const parsed = DataflowSpecSchema.parse({ stream: "flows", partitions: 1, ...spec });
-  return [...routeEvents(parsed, events, 10_000, 256).values()].flat();
+  return [...routeEvents(parsed, events, 10_000, 256, defaultKeyGroupMap(1)).values()].flat();
 }
 
 const windowed = { window: { kind: "tumbling", sizeMs: 1000 }, aggregates: { n: { op: "count" } } };
@@ -101,6 +102,6 @@ describe("path rules and stored specs", () => {
     expect(DataflowSpecSchema.safeParse(legacy).success).toBe(false);
     // Projected output fields are names, read whole: such a stored dataflow routes as before.
     const stored = StoredDataflowSpecSchema.parse({ stream: "s", key: "k.v", project: { "k.v": "flow.src" }, partitions: 1, ...windowed });
-    expect([...routeEvents(stored, [flowEvent], 10_000, 256).values()].flat()).toEqual([["10.0.0.1", 10_000]]);
+    expect([...routeEvents(stored, [flowEvent], 10_000, 256, defaultKeyGroupMap(1)).values()].flat()).toEqual([["10.0.0.1", 10_000]]);
   });
 });

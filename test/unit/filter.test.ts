@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { routeEvents } from "../../shared/ingest/route-events.ts";
 import { compileFilter, FilterSchema, type FilterExpr } from "../../shared/wire/filter.ts";
 import { spec } from "../helpers/fixtures.ts";
+import { defaultKeyGroupMap } from "../../shared/keygroups/key-groups.ts";
 
 const event = { page: "home", bytes: 512, country: "ch", bot: false, ratio: 0.5 };
 
@@ -44,7 +45,7 @@ describe("FilterSchema", () => {
 describe("routing with a filter", () => {
   it("drops events that do not pass, without validating them", () => {
     const s = spec({ filter: { field: "bytes", op: "gt", value: 0 } });
-    const routed = routeEvents(s, [{ page: "a", ts: 1, bytes: 5 }, { page: "b", ts: 1, bytes: 0 }, { ts: "junk", bytes: -1 }], 0, 256);
+    const routed = routeEvents(s, [{ page: "a", ts: 1, bytes: 5 }, { page: "b", ts: 1, bytes: 0 }, { ts: "junk", bytes: -1 }], 0, 256, defaultKeyGroupMap(s.partitions));
     expect([...routed.values()].flat().map((r) => r[0])).toEqual(["a"]);
   });
 });

@@ -10,6 +10,7 @@ import { writeBatch } from "../../shared/router/write-batch.ts";
 import { sendAlone } from "../../shared/router/write-partition.ts";
 import { record, spec } from "../helpers/fixtures.ts";
 import { MemoryCluster } from "../helpers/memory-cluster.ts";
+import { keyGroupMapOf } from "../../shared/keygroups/key-groups.ts";
 
 /** A dataflow on one partition that closes windows as soon as event time passes them. */
 function setUp(replication: 1 | 2, filter?: unknown) {
@@ -18,7 +19,7 @@ function setUp(replication: 1 | 2, filter?: unknown) {
   const cluster = new MemoryCluster({ dedupWindow: 64, checkpointEvery: 100 });
   cluster.setUp(rec);
   const post = async (seq: number, events: unknown[]) => {
-    const routed = [{ record: rec, subBatches: routeEvents(s, events, 0, 256) }];
+    const routed = [{ record: rec, subBatches: routeEvents(s, events, 0, 256, keyGroupMapOf(rec)) }];
     const acks = await writeBatch(sendAlone(cluster), routed, { producer: "p", seq }, async () => [rec]);
     return ingestAnswer({ stream: "clicks", producer: "p", seq, events: events.length }, routed, acks);
   };

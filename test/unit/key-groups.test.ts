@@ -5,7 +5,9 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { defaultKeyGroupMap, keyGroupOf, ownerOf, KEY_GROUPS_PER_PARTITION } from "../../shared/keygroups/key-groups.ts";
+import { defaultKeyGroupMap, groupsPerPartition, keyGroupMapOf, keyGroupOf, ownerOf, partitionOfKey, KEY_GROUPS, KEY_GROUPS_PER_PARTITION } from "../../shared/keygroups/key-groups.ts";
+import { DataflowRecordSchema } from "../../shared/wire/routing.ts";
+import { record } from "../helpers/fixtures.ts";
 import { partitionFor } from "../../shared/partitioner.ts";
 
 /** FNV-1a mod P, written out independently: what routing was before key groups. */
@@ -50,5 +52,28 @@ describe("key groups", () => {
     expect(() => ownerOf(map, -1)).toThrow(RangeError);
     expect(() => ownerOf({ ...map, owners: [0, 1] }, 2)).toThrow(/no owner/);
     expect(() => defaultKeyGroupMap(0)).toThrow(RangeError);
+  });
+
+  it("read a stored dataflow's table: 256 groups for one created now, 16 per partition for one stored without a table", () => {
+    const created = record("df");
+    const partitions = created.routes.length;
+    expect(created.keyGroups).toEqual({ groups: KEY_GROUPS, owners: null });
+    const map = keyGroupMapOf(created);
+    expect(map).toEqual({ groups: KEY_GROUPS, partitions, owners: null });
+    expect(groupsPerPartition(map).reduce((a, b) => a + b, 0)).toBe(KEY_GROUPS);
+    // A record stored before issue 28 parses with no table, and routes as it always did.
+    const { keyGroups: _dropped, ...stored } = JSON.parse(JSON.stringify(created)) as Record<string, unknown>;
+    const old = DataflowRecordSchema.parse(stored);
+    expect(old.keyGroups).toBeNull();
+    expect(keyGroupMapOf(old)).toEqual(defaultKeyGroupMap(partitions));
+    for (let i = 0; i < 500; i++) expect(partitionOfKey(keyGroupMapOf(old), `k${i}`)).toBe(partitionFor(`k${i}`, partitions));
+  });
+
+  it("count each partition's groups, and route a key to its group's owner under an explicit table", () => {
+    const map = { groups: 8, partitions: 3, owners: [0, 0, 0, 1, 1, 2, 2, 2] };
+    expect(groupsPerPartition(map)).toEqual([3, 2, 3]);
+    expect(groupsPerPartition(defaultKeyGroupMap(3))).toEqual([16, 16, 16]);
+    for (let i = 0; i < 200; i++) expect(partitionOfKey(map, `k${i}`)).toBe(map.owners[keyGroupOf(`k${i}`, 8)]);
+    expect(() => partitionOfKey({ ...map, owners: [0] }, "k1")).toThrow(RangeError);
   });
 });

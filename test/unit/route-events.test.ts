@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { fluxErrorOf } from "../helpers/flux-error.ts";
 import { MAX_FIELD_MAGNITUDE, MAX_FUTURE_MS, routeEvents, type EventProblem } from "../../shared/ingest/route-events.ts";
 import { partitionFor } from "../../shared/partitioner.ts";
+import { defaultKeyGroupMap, keyGroupOf, KEY_GROUPS, type KeyGroupMap } from "../../shared/keygroups/key-groups.ts";
 import { DataflowSpecSchema } from "../../shared/dataflow-checks/dataflow-spec-schema.ts";
 import type { DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
 import type { FluxRecord } from "../../shared/wire/window-result.ts";
@@ -23,10 +24,12 @@ function makeSpec(overrides: Record<string, unknown> = {}): DataflowSpec {
   });
 }
 
+/** The key groups of a dataflow stored before issue 28 (16 per partition): keys land where `partitionFor` puts them. */
+const legacyGroups = (spec: DataflowSpec): KeyGroupMap => defaultKeyGroupMap(spec.partitions);
 
 /** The problems listed by the INVALID_EVENT error that routing `events` throws. */
 function problemsOf(events: unknown[], spec = makeSpec()): { problems: EventProblem[]; problemCount: number } {
-  const err = fluxErrorOf(() => routeEvents(spec, events, RECEIVED_AT, MAX_KEY));
+  const err = fluxErrorOf(() => routeEvents(spec, events, RECEIVED_AT, MAX_KEY, legacyGroups(spec)));
   expect(err.code).toBe("INVALID_EVENT");
   expect(err.status).toBe(400);
   return err.details as { problems: EventProblem[]; problemCount: number };
@@ -34,7 +37,7 @@ function problemsOf(events: unknown[], spec = makeSpec()): { problems: EventProb
 
 /** All routed records, flattened, with the partition each landed in. */
 function routed(spec: DataflowSpec, events: unknown[]): [number, FluxRecord][] {
-  const byPartition = routeEvents(spec, events, RECEIVED_AT, MAX_KEY);
+  const byPartition = routeEvents(spec, events, RECEIVED_AT, MAX_KEY, legacyGroups(spec));
   return [...byPartition.entries()].flatMap(([p, records]) => records.map((r): [number, FluxRecord] => [p, r]));
 }
 
@@ -47,10 +50,10 @@ describe("routeEvents records", () => {
 
   it("keys by several fields as the JSON array of their values, and names each bad one", () => {
     const s = makeSpec({ key: ["user", "port"] });
-    const byPartition = routeEvents(s, [{ ...good, port: 443 }, { ...good, port: "443" }], RECEIVED_AT, 256);
+    const byPartition = routeEvents(s, [{ ...good, port: 443 }, { ...good, port: "443" }], RECEIVED_AT, 256, legacyGroups(s));
     const key = '["alice","443"]';
     expect([...byPartition.entries()]).toEqual([[partitionFor(key, 8), [[key, 5000, 10, 3], [key, 5000, 10, 3]]]]);
-    const err = fluxErrorOf(() => routeEvents(s, [{ ...good, port: true }, { ...good, user: "", port: 1 }], RECEIVED_AT, 256));
+    const err = fluxErrorOf(() => routeEvents(s, [{ ...good, port: true }, { ...good, user: "", port: 1 }], RECEIVED_AT, 256, legacyGroups(s)));
     expect((err.details as { problems: EventProblem[] }).problems.map((p) => [p.index, p.field])).toEqual([
       [0, "port"],
       [1, "user"],
@@ -100,10 +103,23 @@ describe("routeEvents records", () => {
     expect(records.map(([, r]) => r[1])).toEqual([RECEIVED_AT, RECEIVED_AT]);
   });
 
+  it("puts a key on the partition that owns its key group in the dataflow's table, whatever the partition count", () => {
+    const spec = makeSpec({ partitions: 3 });
+    const owners = Array.from({ length: KEY_GROUPS }, (_, g) => (g * 7) % 3);
+    const table: KeyGroupMap = { groups: KEY_GROUPS, partitions: 3, owners };
+    const events = Array.from({ length: 300 }, (_, i) => ({ user: `u${i}`, ts: RECEIVED_AT, bytes: 1, latency: 1 }));
+    const byPartition = routeEvents(spec, events, RECEIVED_AT, MAX_KEY, table);
+    for (const [p, records] of byPartition) for (const r of records) expect(owners[keyGroupOf(r[0], KEY_GROUPS)], r[0]).toBe(p);
+    expect([...byPartition.values()].flat()).toHaveLength(300);
+    // Without owners, group g is on partition g mod 3 (not hash mod 3: 256 groups are not a multiple of 3).
+    const plain = routeEvents(spec, events, RECEIVED_AT, MAX_KEY, { groups: KEY_GROUPS, partitions: 3, owners: null });
+    for (const [p, records] of plain) for (const r of records) expect(keyGroupOf(r[0], KEY_GROUPS) % 3, r[0]).toBe(p);
+  });
+
   it("puts every record in partitionFor(key, partitions), keeping batch order within a partition", () => {
     const spec = makeSpec({ partitions: 5 });
     const events = Array.from({ length: 200 }, (_, i) => ({ user: `u${i % 37}`, ts: i, bytes: i, latency: 0 }));
-    const byPartition = routeEvents(spec, events, RECEIVED_AT, MAX_KEY);
+    const byPartition = routeEvents(spec, events, RECEIVED_AT, MAX_KEY, legacyGroups(spec));
     let total = 0;
     for (const [p, records] of byPartition) {
       expect(records.length, `partition ${p}`).toBeGreaterThan(0);
@@ -117,7 +133,7 @@ describe("routeEvents records", () => {
   });
 
   it("returns an empty map for an empty batch", () => {
-    expect(routeEvents(makeSpec(), [], RECEIVED_AT, MAX_KEY).size).toBe(0);
+    expect(routeEvents(makeSpec(), [], RECEIVED_AT, MAX_KEY, legacyGroups(makeSpec())).size).toBe(0);
   });
 
   it("accepts a key of exactly the maximum length", () => {
@@ -188,7 +204,7 @@ describe("routeEvents problems", () => {
   });
 
   it("gives an error envelope listing the problems", () => {
-    const err = fluxErrorOf(() => routeEvents(makeSpec(), [good, { ...good, user: "" }], RECEIVED_AT, MAX_KEY));
+    const err = fluxErrorOf(() => routeEvents(makeSpec(), [good, { ...good, user: "" }], RECEIVED_AT, MAX_KEY, legacyGroups(makeSpec())));
     expect(err.toEnvelope()).toMatchInlineSnapshot(`
       {
         "error": {

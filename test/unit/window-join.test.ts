@@ -10,6 +10,7 @@ import { compileDataflow } from "../../shared/operators/compile.ts";
 import { routeOutputs } from "../../shared/exchange/route-outputs.ts";
 import type { DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
 import { compareResults, type FluxRecord, type WindowResult } from "../../shared/wire/window-result.ts";
+import { defaultKeyGroupMap } from "../../shared/keygroups/key-groups.ts";
 
 const WINDOW_MS = 100;
 
@@ -127,9 +128,9 @@ describe("windowed join", () => {
   it("routes each upstream's results by its own side, and refuses to route a dataflow it does not read", () => {
     const spec = joinSpec("inner");
     const result = (values: Record<string, number>): WindowResult => ({ key: "u1", windowStartMs: 0, windowEndMs: 100, values, closed: true });
-    expect(routeOutputs(spec, [{ outputSeq: 1, result: result({ n: 4 }) }], 256, { id: "clicks", key: "user" })[0]?.record).toEqual(["u1", 99, 0, 4]);
-    expect(routeOutputs(spec, [{ outputSeq: 1, result: result({ tier: 2 }) }], 256, { id: "profiles", key: "user" })[0]?.record).toEqual(["u1", 99, 1, 2]);
-    expect(() => routeOutputs(spec, [], 256, { id: "other", key: "user" })).toThrow(/reads no dataflow 'other'/);
+    expect(routeOutputs(spec, defaultKeyGroupMap(spec.partitions), [{ outputSeq: 1, result: result({ n: 4 }) }], 256, { id: "clicks", key: "user" })[0]?.record).toEqual(["u1", 99, 0, 4]);
+    expect(routeOutputs(spec, defaultKeyGroupMap(spec.partitions), [{ outputSeq: 1, result: result({ tier: 2 }) }], 256, { id: "profiles", key: "user" })[0]?.record).toEqual(["u1", 99, 1, 2]);
+    expect(() => routeOutputs(spec, defaultKeyGroupMap(spec.partitions), [], 256, { id: "other", key: "user" })).toThrow(/reads no dataflow 'other'/);
   });
 
   it("is refused without two dataflows, with aggregates, without a window, or naming a value twice", () => {

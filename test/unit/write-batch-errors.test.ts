@@ -6,11 +6,12 @@ import { writeBatch } from "../../shared/router/write-batch.ts";
 import type { SendBatch } from "../../shared/router/write-partition.ts";
 import type { DataflowRecord } from "../../shared/wire/routing.ts";
 import { record, spec } from "../helpers/fixtures.ts";
+import { keyGroupMapOf } from "../../shared/keygroups/key-groups.ts";
 
 /** The error `writeBatch` throws for one event to partition 0 of `r` when every write fails with `reason`. */
 async function failedWrite(r: DataflowRecord, reason: string): Promise<FluxError> {
   const send: SendBatch = () => Promise.reject(new Error(reason));
-  const subBatches = routeEvents(r.spec, [{ page: "a", ts: 1, bytes: 1 }], 0, 256);
+  const subBatches = routeEvents(r.spec, [{ page: "a", ts: 1, bytes: 1 }], 0, 256, keyGroupMapOf(r));
   const err = await writeBatch(send, [{ record: r, subBatches }], { producer: "p", seq: 1 }, async () => [r]).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(FluxError);
   return err as FluxError;

@@ -25,6 +25,7 @@ import { formatViolation, Violations } from "../sim/violations.ts";
 import { MemoryCluster } from "../helpers/memory-cluster.ts";
 import { record, spec } from "../helpers/fixtures.ts";
 import { rng } from "../helpers/rng.ts";
+import { keyGroupMapOf, type KeyGroupMap } from "../../shared/keygroups/key-groups.ts";
 
 /** `FLUX_PROPERTY_SEEDS=N` (and `FLUX_PROPERTY_FROM=S`) explores more schedules than CI's 200. */
 const SEEDS = Number(process.env.FLUX_PROPERTY_SEEDS ?? 200);
@@ -56,7 +57,7 @@ async function post(send: SendBatch, s: DataflowSpec, b: Batch, routing: () => D
       return [current()];
     };
     try {
-      await writeBatch(send, [{ record: routing(), subBatches: routeEvents(s, b.events, 0, 256) }], b, refresh);
+      await writeBatch(send, [{ record: routing(), subBatches: routeEvents(s, b.events, 0, 256, keyGroupMapOf(routing())) }], b, refresh);
       return;
     } catch (err) {
       if (!(err instanceof FluxError) || !err.retryable) throw err;
@@ -146,7 +147,7 @@ async function checkAgainstReference(where: string, cluster: MemoryCluster, s: D
     expect(status?.appliedLsn, `${where}: primary stable prefix`).toBe(status?.lsn);
     const { entries, missing } = history.log(`${current.id}/${route.partition}`, status?.appliedLsn ?? 0);
     expect(missing, `${where}: partition ${route.partition} stable log`).toBeNull();
-    const reference = referenceRun(s, route.partition, entries, batches);
+    const reference = referenceRun(s, keyGroupMapOf(current), route.partition, entries, batches);
     const outputs = (name: string) => cluster.storages.get(name)?.outputs ?? [];
     expect(outputs(route.primary), `${where}: outputs of partition ${route.partition}`).toEqual(reference.closed.map((result, i) => ({ outputSeq: i + 1, result })));
     if (route.standby) {
@@ -173,7 +174,7 @@ async function checkAgainstReference(where: string, cluster: MemoryCluster, s: D
 }
 
 /** A single-node reference fed each batch logged in the partition, in log order, once. */
-function referenceRun(s: DataflowSpec, partition: number, log: readonly LogEntry[], batches: readonly Batch[]) {
+function referenceRun(s: DataflowSpec, groups: KeyGroupMap, partition: number, log: readonly LogEntry[], batches: readonly Batch[]) {
   const op = windowAggregate(s);
   let state = op.init();
   const closed: WindowResult[] = [];
@@ -183,9 +184,9 @@ function referenceRun(s: DataflowSpec, partition: number, log: readonly LogEntry
     expect(seen.has(id), `${id} logged twice`).toBe(false);
     seen.add(id);
     const batch = batches.find((b) => `${b.producer}#${b.seq}` === id);
-    state = op.process(state, routeEvents(s, batch?.events ?? [], 0, 256).get(partition) ?? [], (result) => void closed.push(result));
+    state = op.process(state, routeEvents(s, batch?.events ?? [], 0, 256, groups).get(partition) ?? [], (result) => void closed.push(result));
   }
-  const mine = batches.filter((b) => routeEvents(s, b.events, 0, 256).has(partition)).map((b) => `${b.producer}#${b.seq}`);
+  const mine = batches.filter((b) => routeEvents(s, b.events, 0, 256, groups).has(partition)).map((b) => `${b.producer}#${b.seq}`);
   expect([...seen].sort(), `partition ${partition} logged every batch once`).toEqual(mine.sort());
   felt.closedWindows += closed.length;
   const late = op.lateRecords?.(state) ?? 0;

@@ -5,6 +5,7 @@ import { upstreamWatermark } from "../../../shared/exchange/upstream-watermark.t
 import { partitionFor } from "../../../shared/partitioner.ts";
 import { DataflowSpecSchema } from "../../../shared/dataflow-checks/dataflow-spec-schema.ts";
 import type { WindowResult } from "../../../shared/wire/window-result.ts";
+import { defaultKeyGroupMap } from "../../../shared/keygroups/key-groups.ts";
 
 const spec = DataflowSpecSchema.parse({
   from: "top-pages",
@@ -18,12 +19,12 @@ const result = (key: string, n: number | string, site: string): WindowResult => 
 
 describe("routeOutputs", () => {
   it("routes each result by the downstream key, timed at its window's last millisecond", () => {
-    const [routed] = routeOutputs(spec, [{ outputSeq: 7, result: result("/a", 5, "s1") }], 256, { id: "top-pages", key: "page" });
+    const [routed] = routeOutputs(spec, defaultKeyGroupMap(spec.partitions), [{ outputSeq: 7, result: result("/a", 5, "s1") }], 256, { id: "top-pages", key: "page" });
     expect(routed).toEqual({ outputSeq: 7, partition: partitionFor("s1", 4), record: ["s1", 59_999, 5] });
   });
 
   it("routes a filtered result nowhere, and names the problem of one it cannot read", () => {
-    const routed = routeOutputs(spec, [{ outputSeq: 1, result: result("/a", 1, "s1") }, { outputSeq: 2, result: result("/b", 3, "") }], 256, { id: "top-pages", key: "page" });
+    const routed = routeOutputs(spec, defaultKeyGroupMap(spec.partitions), [{ outputSeq: 1, result: result("/a", 1, "s1") }, { outputSeq: 2, result: result("/b", 3, "") }], 256, { id: "top-pages", key: "page" });
     expect(routed[0]).toEqual({ outputSeq: 1, partition: null, record: null });
     expect(routed[1]).toEqual({ outputSeq: 2, partition: null, record: null, problem: "values.site: key must not be empty" });
   });

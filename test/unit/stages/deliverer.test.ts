@@ -5,6 +5,7 @@ import { partitionFor } from "../../../shared/partitioner.ts";
 import { Deliverer, type DeliveryPort, type ExchangeLimits, type ReaderRoute, type UpstreamView } from "../../../shared/stages/deliverer.ts";
 import type { Delivery } from "../../../shared/wire/exchange.ts";
 import type { Deliver, DeliverReply, NumberedOutput } from "../../../shared/wire/replica-rpc.ts";
+import { defaultKeyGroupMap } from "../../../shared/keygroups/key-groups.ts";
 
 const LIMITS: ExchangeLimits = { maxRecords: 100, idleIntervalMs: 50, retryMs: 1_000, boundOutputs: 10, maxKeyLength: 256 };
 const SOURCE = { dataflow: "up", partition: 0, partitions: 1 };
@@ -13,7 +14,7 @@ const PROBE: Delivery = { source: SOURCE, fromSeq: 0, toSeq: 0, records: [], out
 /** A stage `id` reading `up` over `partitions` partitions, whose primaries `id-j` are at epoch 4. */
 function reader(id: string, partitions: number): ReaderRoute {
   const spec = DataflowSpecSchema.parse({ from: "up", key: "key", window: { kind: "tumbling", sizeMs: 100 }, aggregates: { n: { op: "sum", field: "values.n" } }, partitions });
-  return { id, spec, routes: Array.from({ length: partitions }, (_, j) => ({ primary: `${id}-${j}`, epoch: 4 })) };
+  return { id, spec, keyGroups: defaultKeyGroupMap(partitions), routes: Array.from({ length: partitions }, (_, j) => ({ primary: `${id}-${j}`, epoch: 4 })) };
 }
 
 /** One call of `deliver`, answered (or failed) when the test says. */
