@@ -36,7 +36,7 @@ export function rawBaseline(durationMs) {
   const op = windowAggregate(spec);
   const states = new Map();
   // Keys on partitions as a new dataflow's key groups put them.
-  const newKeyGroups = keyGroupMapOf({ keyGroups: newKeyGroupTable(), routes: Array.from({ length: spec.partitions }) });
+  const newKeyGroups = keyGroupMapOf({ keyGroups: newKeyGroupTable(spec.partitions), routes: Array.from({ length: spec.partitions }) });
   const random = prng(1);
   const bodies = Array.from({ length: 200 }, () => JSON.stringify(makeBatch(random, BATCH, KEYS, 1_000)));
   let events = 0;

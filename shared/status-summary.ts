@@ -13,7 +13,8 @@ function replicaLine(replica: ReplicaView): string {
   if (replica.error !== undefined) return `${replica.name} ERROR ${replica.error}`;
   const lag = replica.lag ? `, lag ${replica.lag}` : "";
   const late = replica.lateRecords ? `, late ${replica.lateRecords}` : "";
-  return `${replica.role ?? "?"} ${replica.name} lsn ${replica.lsn ?? "?"} (applied ${replica.appliedLsn ?? "?"}${lag}${late})`;
+  const open = replica.openEntries === null || replica.openEntries === undefined ? "" : `, ${replica.openEntries} open entries`;
+  return `${replica.role ?? "?"} ${replica.name} lsn ${replica.lsn ?? "?"} (applied ${replica.appliedLsn ?? "?"}${lag}${late}${open})`;
 }
 
 type EdgeView = StatusResponse["dataflows"][number]["edges"][number];
@@ -25,8 +26,8 @@ function edgeLine(e: EdgeView): string {
 }
 
 /**
- * One line per partition, e.g. `p0 healthy epoch 3: primary df/p0/g1 lsn 12 (applied 12);
- * standby df/p0/g2 lsn 12 (applied 12)`, `at kind p<partition>: detail` per event, and
+ * One line per partition, e.g. `p0 healthy epoch 3, 128 key groups: primary df/p0/g1 lsn 12
+ * (applied 12, 40 open entries); standby df/p0/g2 lsn 12 (applied 12, 40 open entries)`, `at kind p<partition>: detail` per event, and
  * `at stream code ×count` per row of refused ingest requests; for a stage one line per edge
  * into it, and the pipeline's edges (`stream:clicks → page-counts`).
  */
@@ -39,7 +40,7 @@ export function summarizeStatus(status: StatusResponse): StatusSummaryResponse {
       from: dataflow.from,
       partitions: dataflow.partitions.map((p) => {
         const recovery = p.recovery ? ` [recovering ${p.recovery.replica}: ${p.recovery.phase}]` : "";
-        return `p${p.partition} ${p.status} epoch ${p.epoch}${recovery}: ${p.replicas.map(replicaLine).join("; ")}`;
+        return `p${p.partition} ${p.status} epoch ${p.epoch}, ${p.keyGroups} key groups${recovery}: ${p.replicas.map(replicaLine).join("; ")}`;
       }),
       edges: dataflow.edges.map(edgeLine),
       events: dataflow.events.slice(-SUMMARY_EVENTS).map((e) => `${e.at ?? "?"} ${e.kind} p${e.partition}: ${e.detail}`),

@@ -36,7 +36,7 @@ export interface RestoredCheckpoint {
   dedup: DedupState;
   sources: DownstreamProgress;
   operator: LiveOperator;
-  /** Its stored size, characters: the next checkpoint waits for a quarter of that in new log. */
+  /** Its size, characters of its pieces (as the replica that took it counted them; rows add framing): the next checkpoint waits for a quarter of that in new log. */
   chars: number;
 }
 
@@ -90,9 +90,10 @@ export class CheckpointBuilder {
 
   /** Takes the next row, parsing and restoring the piece it completes. Throws if it is malformed. */
   push(row: string): void {
-    this.#chars += row.length;
     const piece = this.#reader.push(row);
     if (piece === null) return;
+    // The pieces' characters, as the replica that wrote them counted them (rows add their framing).
+    this.#chars += piece.length;
     const value: unknown = JSON.parse(piece);
     if (!this.#header || !this.#restore) {
       this.#header = CheckpointHeaderSchema.parse(value);

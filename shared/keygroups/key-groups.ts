@@ -2,17 +2,18 @@
  * Keys reach partitions through key groups (the unit a repartitioning moves between
  * replica pairs, as in the Flux 2003 paper; issue 28): a key hashes to one of `groups` key
  * groups, and a map says which partition owns each group. A dataflow created since issue 28
- * has {@link KEY_GROUPS} groups whatever its partition count, stored in its record; one
+ * has at least {@link MIN_KEY_GROUPS} groups (a multiple of P), stored in its record; one
  * stored before has 16·P (no table in its record). Either starts with group g on partition
- * g mod P; with 16·P groups a key lands exactly where `FNV-1a(key) mod P` always put it.
+ * g mod P, and since P divides the group count, a key starts exactly where
+ * `FNV-1a(key) mod P` always put it: routers of any version agree until a group moves.
  */
 import type { KeyGroupTable } from "../wire/routing.ts";
 
 /** Key groups per partition a dataflow stored before issue 28 has. */
 export const KEY_GROUPS_PER_PARTITION = 16;
 
-/** Key groups of a dataflow created since issue 28: room for 64 partitions (the most a dataflow has) of 4 groups each. */
-export const KEY_GROUPS = 256;
+/** The fewest key groups a dataflow created since issue 28 has: room for 64 partitions (the most a dataflow has) of 4 groups each. */
+export const MIN_KEY_GROUPS = 256;
 
 /** Which partition owns each key group. */
 export interface KeyGroupMap {
@@ -30,9 +31,14 @@ export function defaultKeyGroupMap(partitions: number): KeyGroupMap {
   return { groups: partitions * KEY_GROUPS_PER_PARTITION, partitions, owners: null };
 }
 
-/** A new dataflow's table: {@link KEY_GROUPS} groups, group g on partition g mod P. */
-export function newKeyGroupTable(): KeyGroupTable {
-  return { groups: KEY_GROUPS, owners: null };
+/**
+ * A new dataflow's table for `partitions` partitions: the smallest multiple of P that is at
+ * least {@link MIN_KEY_GROUPS} (256 for P = 1, 2, 4, ..., 64; 258 for P = 3), group g on
+ * partition g mod P, which is FNV-1a mod P. @throws RangeError unless a positive integer.
+ */
+export function newKeyGroupTable(partitions: number): KeyGroupTable {
+  if (!Number.isInteger(partitions) || partitions < 1) throw new RangeError(`partition count must be a positive integer, got ${partitions}`);
+  return { groups: Math.ceil(MIN_KEY_GROUPS / partitions) * partitions, owners: null };
 }
 
 /** The map of a stored dataflow: its table over its partitions, or (none: stored before issue 28) the default map. */
@@ -62,7 +68,10 @@ export function ownerOf(map: KeyGroupMap, group: number): number {
 /** How many key groups each partition owns under `map`, by partition. */
 export function groupsPerPartition(map: KeyGroupMap): number[] {
   const owned = new Array<number>(map.partitions).fill(0);
-  for (let g = 0; g < map.groups; g++) owned[ownerOf(map, g)] = (owned[ownerOf(map, g)] ?? 0) + 1;
+  for (let g = 0; g < map.groups; g++) {
+    const owner = ownerOf(map, g);
+    owned[owner] = (owned[owner] ?? 0) + 1;
+  }
   return owned;
 }
 

@@ -10,6 +10,7 @@ import type { KeyedWindows } from "./keyed-window-state.ts";
 import type { Emit, ResultFilter } from "./operator.ts";
 import { firstAfter } from "../sorted.ts";
 import { sortedSlots } from "./sorted-slots.ts";
+import { slotsOf } from "./keyed-window-cursor.ts";
 
 /** A window's result from its accumulator, or null when it has nothing to report. */
 export type ToResult<A> = (key: string, startMs: number, acc: A, closed: boolean) => WindowResult | null;
@@ -77,6 +78,11 @@ export function openWindowResults<A>(state: KeyedWindows<A>, sizeMs: number, fil
     }
   }
   return results;
+}
+
+/** The (window, key) slots the open windows hold (`Operator.openEntries`). */
+export function openSlotCount(state: KeyedWindows<unknown>): number {
+  return Object.values(state.open).reduce((n, byKey) => n + slotsOf(byKey).length, 0);
 }
 
 /**

@@ -70,6 +70,11 @@ export interface Operator<S> {
   /** Records dropped because they arrived after their window closed (shown on the status page). */
   lateRecords?(state: S): number;
   /**
+   * The (window, key) entries the open windows hold: the size of the keyed state, shown per
+   * replica on the status page (issue 28: the load a partition carries). Absent: not known.
+   */
+  openEntries?(state: S): number;
+  /**
    * The operator's watermark, ms: every window ending at or before it is closed (its
    * results emitted, or due while `closing`), so no later result has `windowEndMs` at or
    * below it; null before any record or tick. Typically event time (the highest record time
@@ -99,6 +104,8 @@ export interface LiveOperator {
   cursor(perSlice: number): (SliceCursor & { readonly aborted: boolean }) | null;
   openResults(filter: ResultFilter): WindowResult[];
   lateRecords(): number;
+  /** See {@link Operator.openEntries}; null when the operator does not say. */
+  openEntries(): number | null;
   /** See {@link Operator.watermarkMs}; null when the operator does not say. */
   watermarkMs(): number | null;
 }
@@ -161,6 +168,7 @@ function bindState<S>(operator: Operator<S>, initial: S): LiveOperator {
     split: (perSlice) => splitState(operator, state, perSlice),
     openResults: (filter) => operator.openResults?.(state, filter) ?? [],
     lateRecords: () => operator.lateRecords?.(state) ?? 0,
+    openEntries: () => operator.openEntries?.(state) ?? null,
     watermarkMs: () => operator.watermarkMs?.(state) ?? null,
   };
 }

@@ -43,7 +43,7 @@ export function windowRecordFields(aggregates: Readonly<Record<string, Aggregate
 const extreme = (n: number, x: number): number | null => (n === 0 || !Number.isFinite(x) ? null : x);
 
 /** The built-in operator; the optional parts of {@link Operator} it always has are required here. */
-type WindowAggregateOperator = Operator<WindowAggregateState> & Required<Pick<Operator<WindowAggregateState>, "tick" | "closing" | "snapshot" | "openResults" | "lateRecords" | "watermarkMs">>;
+type WindowAggregateOperator = Operator<WindowAggregateState> & Required<Pick<Operator<WindowAggregateState>, "tick" | "closing" | "snapshot" | "openResults" | "lateRecords" | "openEntries" | "watermarkMs">>;
 
 /**
  * Builds the operator for a spec with a window and aggregates (throws without them);
@@ -198,6 +198,8 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
     openResults: (state, filter: ResultFilter) => openResults(state, sizeMs, filter, toResult),
 
     lateRecords: (state) => state.lateRecords,
+
+    openEntries: (state) => Object.values(state.open).reduce((n, window) => n + window.size, 0),
 
     watermarkMs: (state) => (state.maxTimeMs === null ? null : state.maxTimeMs - latenessMs),
 

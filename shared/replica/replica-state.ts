@@ -95,8 +95,9 @@ export function statusOf(state: ReplicaState): ReplicaStatus {
   const { name, dataflowId, partition, role, epoch, hasStandby, standby, holdLogAfterLsn, configVersion, readers } = state.meta;
   const { lsn, appliedLsn, standbyAckLsn, checkpointLsn, outputSeq } = state.meta;
   const progress = { lsn, appliedLsn, standbyAckLsn, checkpointLsn, outputSeq, lateRecords: state.operator.lateRecords() };
+  const load = { openEntries: state.operator.openEntries(), checkpointChars: state.lastCheckpointChars };
   const stage = Object.keys(state.sources).length > 0 ? { sources: copyProgress(state.sources) } : {};
-  return { name, dataflowId, partition, role, epoch, hasStandby, standby, holdLogAfterLsn, configVersion, readers: [...readers], ...progress, ...stage };
+  return { name, dataflowId, partition, role, epoch, hasStandby, standby, holdLogAfterLsn, configVersion, readers: [...readers], ...progress, ...load, ...stage };
 }
 
 /**

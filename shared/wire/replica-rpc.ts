@@ -137,6 +137,13 @@ export const ReplicaStatusSchema = z.object({
   checkpointLsn: z.number().int(),
   outputSeq: z.number().int(),
   lateRecords: z.number().int(),
+  /**
+   * The load it carries (issue 28): the (window, key) entries its operator holds open (null:
+   * a custom operator that does not say), and the characters of its last checkpoint (its
+   * state's stored size; 0 before the first). Absent in statuses of older deploys.
+   */
+  openEntries: z.number().int().nullable().default(null),
+  checkpointChars: z.number().int().default(0),
   /** The stages it delivers to as primary (issue 27); absent in statuses of older deploys. */
   readers: z.array(z.string()).default([]),
   /** A stage's progress per upstream partition: what it holds of each (issue 27); only for stages. */

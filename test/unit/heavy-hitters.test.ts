@@ -204,6 +204,14 @@ describe("heavy-hitters state", () => {
 describe("heavy-hitters ticks and open results", () => {
   const over = (src: string, t: number): FluxRecord => [src, t, 6000, "10.0.0.1"];
 
+  it("counts an entry per open (window, source), alerting or not, and none once a tick closes them", () => {
+    const live = compile({ ...PARAMS, allowedLatenessMs: 5000 }).bind();
+    live.process([over("a", 100), ["b", 200, 10, "x"], ["b", 300, 10, "y"], over("a", 1100)], () => undefined);
+    expect(live.openEntries()).toBe(3);
+    live.tick(10_000, () => undefined);
+    expect(live.openEntries()).toBe(0);
+  });
+
   it("closes windows on a tick, emitting their alerts, and counts records older than the ticked watermark as late", () => {
     const live = compile({ ...PARAMS, allowedLatenessMs: 100 }).bind();
     const out: WindowResult[] = [];

@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { defaultKeyGroupMap, groupsPerPartition, keyGroupMapOf, keyGroupOf, ownerOf, partitionOfKey, KEY_GROUPS, KEY_GROUPS_PER_PARTITION } from "../../shared/keygroups/key-groups.ts";
+import { defaultKeyGroupMap, groupsPerPartition, keyGroupMapOf, keyGroupOf, newKeyGroupTable, ownerOf, partitionOfKey, KEY_GROUPS_PER_PARTITION, MIN_KEY_GROUPS } from "../../shared/keygroups/key-groups.ts";
 import { DataflowRecordSchema } from "../../shared/wire/routing.ts";
 import { record } from "../helpers/fixtures.ts";
 import { partitionFor } from "../../shared/partitioner.ts";
@@ -54,13 +54,30 @@ describe("key groups", () => {
     expect(() => defaultKeyGroupMap(0)).toThrow(RangeError);
   });
 
-  it("read a stored dataflow's table: 256 groups for one created now, 16 per partition for one stored without a table", () => {
+  it("give a new dataflow the smallest multiple of P from 256 groups, so every key starts where FNV-1a mod P put it", () => {
+    for (let p = 1; p <= 64; p++) {
+      const { groups, owners } = newKeyGroupTable(p);
+      expect(owners).toBeNull();
+      expect(groups % p, `P=${p}`).toBe(0);
+      expect(groups >= MIN_KEY_GROUPS && groups - p < MIN_KEY_GROUPS, `P=${p}`).toBe(true);
+    }
+    expect(newKeyGroupTable(3).groups).toBe(258);
+    fc.assert(
+      fc.property(fc.string({ unit: "binary" }), fc.integer({ min: 1, max: 64 }), (key, p) => {
+        expect(partitionOfKey(keyGroupMapOf({ keyGroups: newKeyGroupTable(p), routes: Array.from({ length: p }) }), key)).toBe(fnvModP(key, p));
+      }),
+      { numRuns: 2_000 },
+    );
+    expect(() => newKeyGroupTable(0)).toThrow(RangeError);
+  });
+
+  it("read a stored dataflow's table: its own for one created now, 16 groups per partition for one stored without a table", () => {
     const created = record("df");
     const partitions = created.routes.length;
-    expect(created.keyGroups).toEqual({ groups: KEY_GROUPS, owners: null });
+    expect(created.keyGroups).toEqual(newKeyGroupTable(partitions));
     const map = keyGroupMapOf(created);
-    expect(map).toEqual({ groups: KEY_GROUPS, partitions, owners: null });
-    expect(groupsPerPartition(map).reduce((a, b) => a + b, 0)).toBe(KEY_GROUPS);
+    expect(map).toEqual({ ...newKeyGroupTable(partitions), partitions });
+    expect(groupsPerPartition(map).reduce((a, b) => a + b, 0)).toBe(map.groups);
     // A record stored before issue 28 parses with no table, and routes as it always did.
     const { keyGroups: _dropped, ...stored } = JSON.parse(JSON.stringify(created)) as Record<string, unknown>;
     const old = DataflowRecordSchema.parse(stored);

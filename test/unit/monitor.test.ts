@@ -98,7 +98,7 @@ describe("a monitor that dies half-way", () => {
 describe("planMonitorTick", () => {
   const probe = (ok: boolean, lsn = 0, dataflowId = "df"): ProbeResult =>
     ok
-      ? { ok, status: { name: "", dataflowId, partition: 0, role: "primary", epoch: 1, hasStandby: true, standby: "s", holdLogAfterLsn: null, configVersion: 1, readers: [], lsn, appliedLsn: lsn, standbyAckLsn: 0, checkpointLsn: 0, outputSeq: 0, lateRecords: 0 } }
+      ? { ok, status: { name: "", dataflowId, partition: 0, role: "primary", epoch: 1, hasStandby: true, standby: "s", holdLogAfterLsn: null, configVersion: 1, readers: [], lsn, appliedLsn: lsn, standbyAckLsn: 0, checkpointLsn: 0, outputSeq: 0, lateRecords: 0, openEntries: 0, checkpointChars: 0 } }
       : { ok, error: "timeout" };
 
   it("waits for the configured number of missed probes before acting", () => {

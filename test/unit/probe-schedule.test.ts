@@ -16,7 +16,7 @@ const tuning: ScheduleTuning = { heartbeatMs: 500, watchProbeMs: 500, idleProbeM
 
 const status = (name: string, lsn: number): ReplicaStatus => ({
   name, dataflowId: "df", partition: 0, role: "primary", epoch: 1, hasStandby: true, standby: "s", holdLogAfterLsn: null,
-  configVersion: 1, readers: [], lsn, appliedLsn: lsn, standbyAckLsn: lsn, checkpointLsn: 0, outputSeq: 0, lateRecords: 0,
+  configVersion: 1, readers: [], lsn, appliedLsn: lsn, standbyAckLsn: lsn, checkpointLsn: 0, outputSeq: 0, lateRecords: 0, openEntries: 0, checkpointChars: 0,
 });
 
 /** Health as if every replica of `record` answered at `atMs` with `lsn` (misses: `missing` missed). */

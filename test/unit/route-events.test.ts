@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { fluxErrorOf } from "../helpers/flux-error.ts";
 import { MAX_FIELD_MAGNITUDE, MAX_FUTURE_MS, routeEvents, type EventProblem } from "../../shared/ingest/route-events.ts";
 import { partitionFor } from "../../shared/partitioner.ts";
-import { defaultKeyGroupMap, keyGroupOf, KEY_GROUPS, type KeyGroupMap } from "../../shared/keygroups/key-groups.ts";
+import { defaultKeyGroupMap, keyGroupOf, type KeyGroupMap } from "../../shared/keygroups/key-groups.ts";
 import { DataflowSpecSchema } from "../../shared/dataflow-checks/dataflow-spec-schema.ts";
 import type { DataflowSpec } from "../../shared/wire/dataflow-spec.ts";
 import type { FluxRecord } from "../../shared/wire/window-result.ts";
@@ -104,16 +104,17 @@ describe("routeEvents records", () => {
   });
 
   it("puts a key on the partition that owns its key group in the dataflow's table, whatever the partition count", () => {
+    const groups = 256;
     const spec = makeSpec({ partitions: 3 });
-    const owners = Array.from({ length: KEY_GROUPS }, (_, g) => (g * 7) % 3);
-    const table: KeyGroupMap = { groups: KEY_GROUPS, partitions: 3, owners };
+    const owners = Array.from({ length: groups }, (_, g) => (g * 7) % 3);
+    const table: KeyGroupMap = { groups, partitions: 3, owners };
     const events = Array.from({ length: 300 }, (_, i) => ({ user: `u${i}`, ts: RECEIVED_AT, bytes: 1, latency: 1 }));
     const byPartition = routeEvents(spec, events, RECEIVED_AT, MAX_KEY, table);
-    for (const [p, records] of byPartition) for (const r of records) expect(owners[keyGroupOf(r[0], KEY_GROUPS)], r[0]).toBe(p);
+    for (const [p, records] of byPartition) for (const r of records) expect(owners[keyGroupOf(r[0], groups)], r[0]).toBe(p);
     expect([...byPartition.values()].flat()).toHaveLength(300);
     // Without owners, group g is on partition g mod 3 (not hash mod 3: 256 groups are not a multiple of 3).
-    const plain = routeEvents(spec, events, RECEIVED_AT, MAX_KEY, { groups: KEY_GROUPS, partitions: 3, owners: null });
-    for (const [p, records] of plain) for (const r of records) expect(keyGroupOf(r[0], KEY_GROUPS) % 3, r[0]).toBe(p);
+    const plain = routeEvents(spec, events, RECEIVED_AT, MAX_KEY, { groups, partitions: 3, owners: null });
+    for (const [p, records] of plain) for (const r of records) expect(keyGroupOf(r[0], groups) % 3, r[0]).toBe(p);
   });
 
   it("puts every record in partitionFor(key, partitions), keeping batch order within a partition", () => {

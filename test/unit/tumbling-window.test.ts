@@ -219,6 +219,14 @@ describe("windowAggregate openResults", () => {
     expect(ids(op.openResults(state, { key: "a", fromMs: 15, toMs: 25 }))).toEqual(["10/a", "20/a"]);
   });
 
+  it("counts the (window, key) entries it holds open, which a close takes away", () => {
+    expect(op.openEntries(state)).toBe(op.openResults(state, {}).length);
+    expect(op.openEntries(state)).toBe(5);
+    const later = run(makeSpec(10), [[["a", 1, 1, 0], ["b", 2, 1, 0], ["a", 15, 1, 0]]]);
+    expect(later.op.openEntries(later.state)).toBe(1);
+    expect(later.op.openEntries(later.op.init())).toBe(0);
+  });
+
   it("does not list windows after they closed", () => {
     const later = run(makeSpec(10), [[["a", 1, 1, 0], ["a", 15, 1, 0]]]);
     expect(ids(later.op.openResults(later.state, {}))).toEqual(["10/a"]);

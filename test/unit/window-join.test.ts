@@ -108,6 +108,8 @@ describe("windowed join", () => {
     expect(operator.lateRecords()).toBe(1);
     expect(operator.openResults({})).toEqual([{ key: "b", windowStartMs: 100, windowEndMs: 200, values: { clicks: 2, pages: 1, tier: 1 }, closed: false }]);
     expect(operator.watermarkMs()).toBe(100);
+    // One open entry per side holding b's window: its left and its right.
+    expect(operator.openEntries()).toBe(2);
   });
 
   it("matches the naive reference over random interleavings, with a snapshot and restore anywhere", () => {

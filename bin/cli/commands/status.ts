@@ -1,6 +1,6 @@
 /**
  * `flux status [--watch]`: per dataflow, a table of partitions (status, epoch, primary and
- * standby with their LSNs, lag, recovery), for a stage a table of the edges into it
+ * standby with their LSNs, lag, late records, key groups, the primary's open entries, recovery), for a stage a table of the edges into it
  * (results produced, delivered and acknowledged), and its recent takeovers and recoveries.
  */
 import { Command } from "commander";
@@ -25,10 +25,11 @@ function describeDataflow(d: DataflowStatus, recentEvents = 5): string {
     const standby = p.replicas.find((r) => r !== primary && r.role === "standby");
     const lag = standby?.lag ?? null;
     const recovery = p.recovery ? `${p.recovery.phase} ${p.recovery.replica}` : "-";
-    return [String(p.partition), p.status, String(p.epoch), replicaCell(primary), replicaCell(standby), lag === null ? "-" : String(lag), String(primary?.lateRecords ?? 0), recovery];
+    const entries = primary?.openEntries;
+    return [String(p.partition), p.status, String(p.epoch), replicaCell(primary), replicaCell(standby), lag === null ? "-" : String(lag), String(primary?.lateRecords ?? 0), String(p.keyGroups), entries === null || entries === undefined ? "-" : String(entries), recovery];
   });
   const input = d.stream === null ? `from ${d.from.join(", ")}` : `stream ${d.stream}`;
-  const lines = [`dataflow ${d.id} (${input})${d.ready ? "" : " NOT READY"}`, table([["PART", "STATUS", "EPOCH", "PRIMARY", "STANDBY", "LAG", "LATE", "RECOVERY"], ...rows])];
+  const lines = [`dataflow ${d.id} (${input})${d.ready ? "" : " NOT READY"}`, table([["PART", "STATUS", "EPOCH", "PRIMARY", "STANDBY", "LAG", "LATE", "GROUPS", "ENTRIES", "RECOVERY"], ...rows])];
   if (d.edges.length > 0) {
     const n = (x: number | null) => (x === null ? "?" : String(x));
     const edges = d.edges.map((e) => [`${e.upstream}/p${e.upstreamPartition}`, `p${e.partition}`, n(e.produced), n(e.delivered), n(e.acknowledged), n(e.lag)]);

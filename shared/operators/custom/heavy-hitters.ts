@@ -16,7 +16,7 @@ import { defineOperator } from "../define-operator.ts";
 import type { Emit, Operator, ResultFilter } from "../operator.ts";
 import { keyedWindowSlicing } from "../keyed-window-slices.ts";
 import type { KeyedWindows } from "../keyed-window-state.ts";
-import { advanceTo, isKeyedWindows, openWindowResults, slotOfKey, type ToResult } from "../keyed-windows.ts";
+import { advanceTo, isKeyedWindows, openSlotCount, openWindowResults, slotOfKey, type ToResult } from "../keyed-windows.ts";
 import { addSlot, keepPreimage, openWindow } from "../keyed-window-cursor.ts";
 import type { FluxRecord, WindowResult } from "../../wire/window-result.ts";
 
@@ -114,6 +114,8 @@ function create(params: Params): Operator<HeavyHittersState> {
     openResults: (state, filter: ResultFilter) => openWindowResults(state, windowMs, filter, alert),
 
     lateRecords: (state) => state.lateRecords,
+
+    openEntries: openSlotCount,
 
     watermarkMs: (state) => (state.maxTimeMs === null ? null : state.maxTimeMs - allowedLatenessMs),
 

@@ -78,6 +78,7 @@ export function windowJoin(spec: DataflowSpec): Operator<WindowJoinState> {
       return filter.limit === undefined ? results : results.slice(0, filter.limit);
     },
     lateRecords: (state) => left.lateRecords(state.left) + right.lateRecords(state.right),
+    openEntries: (state) => left.openEntries(state.left) + right.openEntries(state.right),
     watermarkMs: (state) => left.watermarkMs(state.left),
   };
 }
