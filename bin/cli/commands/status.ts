@@ -1,7 +1,8 @@
 /**
  * `flux status [--watch]`: per dataflow, a table of partitions (status, epoch, primary and
- * standby with their LSNs, lag, late records, key groups, the primary's open entries, recovery), for a stage a table of the edges into it
- * (results produced, delivered and acknowledged), and its recent takeovers and recoveries.
+ * standby with their LSNs, lag, late records, key groups, the primary's open entries,
+ * recovery), for a stage a table of the edges into it (results produced, delivered and
+ * acknowledged), and its recent takeovers and recoveries.
  */
 import { Command } from "commander";
 import type { StatusResponse } from "../../../shared/wire/api.ts";
