@@ -129,12 +129,21 @@ export function removeDir(path) {
   rmSync(path, { recursive: true, force: true });
 }
 
-/** A JSON call to the API with the bench token. */
+/**
+ * A JSON call to the API with the bench token. A GET whose pooled connection the server had
+ * closed while it sat idle ("other side closed", seen once after a long pause in a full run)
+ * is sent once more on a fresh one: it changes nothing, and a server that is down fails again.
+ */
 export async function api(url, method, path, body, headers = {}) {
-  const res = await fetch(url + path, {
-    method,
-    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", ...headers },
-    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+  const send = () =>
+    fetch(url + path, {
+      method,
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", ...headers },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    });
+  const res = await send().catch((err) => {
+    if (method !== "GET" || err?.cause?.code !== "UND_ERR_SOCKET") throw err;
+    return send();
   });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
