@@ -5,7 +5,7 @@
  * baselines split batches; the product routes by each dataflow's stored table
  * (`keyGroupMapOf`, `partitionOfKey`).
  */
-import { defaultKeyGroupMap, keyGroupOf, ownerOf, type KeyGroupMap } from "./keygroups/key-groups.ts";
+import { defaultKeyGroupMap, partitionOfKey, type KeyGroupMap } from "./keygroups/key-groups.ts";
 
 /** The default key-group map per partition count, built once (P is at most 64). */
 const maps = new Map<number, KeyGroupMap>();
@@ -17,5 +17,5 @@ const maps = new Map<number, KeyGroupMap>();
 export function partitionFor(key: string, partitionCount: number): number {
   let map = maps.get(partitionCount);
   if (!map) maps.set(partitionCount, (map = defaultKeyGroupMap(partitionCount)));
-  return ownerOf(map, keyGroupOf(key, map.groups));
+  return partitionOfKey(map, key);
 }

@@ -25,9 +25,14 @@ export interface KeyGroupMap {
   owners: readonly number[] | null;
 }
 
+/** @throws RangeError unless `partitions` is a positive integer. */
+function requirePartitions(partitions: number): void {
+  if (!Number.isInteger(partitions) || partitions < 1) throw new RangeError(`partition count must be a positive integer, got ${partitions}`);
+}
+
 /** The map a dataflow of `partitions` partitions starts with. @throws RangeError unless a positive integer. */
 export function defaultKeyGroupMap(partitions: number): KeyGroupMap {
-  if (!Number.isInteger(partitions) || partitions < 1) throw new RangeError(`partition count must be a positive integer, got ${partitions}`);
+  requirePartitions(partitions);
   return { groups: partitions * KEY_GROUPS_PER_PARTITION, partitions, owners: null };
 }
 
@@ -37,7 +42,7 @@ export function defaultKeyGroupMap(partitions: number): KeyGroupMap {
  * partition g mod P, which is FNV-1a mod P. @throws RangeError unless a positive integer.
  */
 export function newKeyGroupTable(partitions: number): KeyGroupTable {
-  if (!Number.isInteger(partitions) || partitions < 1) throw new RangeError(`partition count must be a positive integer, got ${partitions}`);
+  requirePartitions(partitions);
   return { groups: Math.ceil(MIN_KEY_GROUPS / partitions) * partitions, owners: null };
 }
 

@@ -26,8 +26,7 @@ function describeDataflow(d: DataflowStatus, recentEvents = 5): string {
     const standby = p.replicas.find((r) => r !== primary && r.role === "standby");
     const lag = standby?.lag ?? null;
     const recovery = p.recovery ? `${p.recovery.phase} ${p.recovery.replica}` : "-";
-    const entries = primary?.openEntries;
-    return [String(p.partition), p.status, String(p.epoch), replicaCell(primary), replicaCell(standby), lag === null ? "-" : String(lag), String(primary?.lateRecords ?? 0), String(p.keyGroups), entries === null || entries === undefined ? "-" : String(entries), recovery];
+    return [String(p.partition), p.status, String(p.epoch), replicaCell(primary), replicaCell(standby), lag === null ? "-" : String(lag), String(primary?.lateRecords ?? 0), String(p.keyGroups), String(primary?.openEntries ?? "-"), recovery];
   });
   const input = d.stream === null ? `from ${d.from.join(", ")}` : `stream ${d.stream}`;
   const lines = [`dataflow ${d.id} (${input})${d.ready ? "" : " NOT READY"}`, table([["PART", "STATUS", "EPOCH", "PRIMARY", "STANDBY", "LAG", "LATE", "GROUPS", "ENTRIES", "RECOVERY"], ...rows])];
