@@ -84,6 +84,25 @@ export interface Operator<S> {
   watermarkMs?(state: S): number | null;
   /** Checkpoints the state in slices (see `state-slices.ts`); without it, the whole snapshot is one slice. */
   slicing?: StateSlicing<S>;
+  /** Moves keys' state to another partition (issue 28); without it, the dataflow's key groups cannot move. */
+  moves?: KeyMoves<S>;
+}
+
+/**
+ * How an operator hands keys' state to another partition and takes it in (issue 28: key
+ * groups move between replica pairs). Both are deterministic, like every other call.
+ */
+export interface KeyMoves<S> {
+  /**
+   * Takes the state of the keys for which `belongs` holds out of `state`: the state left,
+   * and a JSON value `adopt` takes back. Results already due stay (they close here).
+   */
+  take(state: S, belongs: (key: string) => boolean): { state: S; taken: unknown };
+  /**
+   * Adds what another partition's `take` gave; emits at once the results it makes due.
+   * @throws Error when `taken` is malformed or holds a key `state` holds.
+   */
+  adopt(state: S, taken: unknown, out: Emit<WindowResult>): S;
 }
 
 /** An operator bound to its state, as the replica runtime holds it (the state type erased). */
@@ -108,6 +127,12 @@ export interface LiveOperator {
   openEntries(): number | null;
   /** See {@link Operator.watermarkMs}; null when the operator does not say. */
   watermarkMs(): number | null;
+  /** Whether keys' state can move to another partition ({@link Operator.moves}). */
+  readonly movable: boolean;
+  /** See {@link KeyMoves.take}; returns what was taken. @throws Error when not `movable`. */
+  take(belongs: (key: string) => boolean): unknown;
+  /** See {@link KeyMoves.adopt}. @throws Error when not `movable`, or `taken` is malformed. */
+  adopt(taken: unknown, out: Emit<WindowResult>): void;
 }
 
 /** Binds `operator` to a fresh state, or to the state restored from a checkpoint's `snapshot`. */
@@ -170,7 +195,22 @@ function bindState<S>(operator: Operator<S>, initial: S): LiveOperator {
     lateRecords: () => operator.lateRecords?.(state) ?? 0,
     openEntries: () => operator.openEntries?.(state) ?? null,
     watermarkMs: () => operator.watermarkMs?.(state) ?? null,
+    movable: operator.moves !== undefined,
+    take(belongs) {
+      const moved = movesOf(operator).take(state, belongs);
+      become(moved.state);
+      return moved.taken;
+    },
+    adopt(taken, out) {
+      become(movesOf(operator).adopt(state, taken, out));
+    },
   };
+}
+
+/** @throws Error for an operator whose keys cannot move. */
+function movesOf<S>(operator: Operator<S>): KeyMoves<S> {
+  if (!operator.moves) throw new Error("this operator cannot move keys' state between partitions");
+  return operator.moves;
 }
 
 /** The head and slices of an operator's state (no `slicing`: the whole snapshot as head). */

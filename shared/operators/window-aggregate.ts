@@ -15,6 +15,7 @@ import { hllAdd, hllCreate, hllEstimate, type HllState } from "./sketches/hyperl
 import { topKAdd, topKCreate, topKTop, type TopKState } from "./sketches/space-saving.ts";
 import { rowLayout, type AggregateWindow } from "./aggregate-window.ts";
 import { aggregateWindowSlicing } from "./aggregate-window-cursor.ts";
+import { aggregateWindowMoves } from "./aggregate-window-moves.ts";
 import { closeDue, hasDue, openResults, stateFromValue, stateValue, windowAt } from "./aggregate-windows.ts";
 import { keepRuns } from "../closing/sorted-runs.ts";
 import { accumulatorCheck, type WindowAggregateState } from "./window-aggregate-state.ts";
@@ -43,7 +44,7 @@ export function windowRecordFields(aggregates: Readonly<Record<string, Aggregate
 const extreme = (n: number, x: number): number | null => (n === 0 || !Number.isFinite(x) ? null : x);
 
 /** The built-in operator; the optional parts of {@link Operator} it always has are required here. */
-type WindowAggregateOperator = Operator<WindowAggregateState> & Required<Pick<Operator<WindowAggregateState>, "tick" | "closing" | "snapshot" | "openResults" | "lateRecords" | "openEntries" | "watermarkMs">>;
+type WindowAggregateOperator = Operator<WindowAggregateState> & Required<Pick<Operator<WindowAggregateState>, "tick" | "closing" | "snapshot" | "openResults" | "lateRecords" | "openEntries" | "watermarkMs" | "moves">>;
 
 /**
  * Builds the operator for a spec with a window and aggregates (throws without them);
@@ -204,5 +205,7 @@ export function windowAggregate(spec: Pick<DataflowSpec, "window" | "aggregates"
     watermarkMs: (state) => (state.maxTimeMs === null ? null : state.maxTimeMs - latenessMs),
 
     slicing: aggregateWindowSlicing(layout, check),
+
+    moves: aggregateWindowMoves(layout, sizeMs, latenessMs, check, toResult),
   };
 }
