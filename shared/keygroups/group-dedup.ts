@@ -57,7 +57,12 @@ export function judgesOf(home: DedupState, inherited: readonly InheritedDedup[],
     if (list) list.push(group);
     else bySegment.set(judge, [group]);
   }
-  return [...bySegment].map(([dedup, owned]) => ({ groups: owned, dedup: structuredClone(dedup) }));
+  return [...bySegment].map(([dedup, owned]) => ({ groups: owned, dedup: copyDedup(dedup) }));
+}
+
+/** A deep copy of a dedup memory. */
+function copyDedup(dedup: DedupState): DedupState {
+  return Object.fromEntries(Object.entries(dedup).map(([slot, entry]) => [slot, { ...entry, applied: [...entry.applied] }]));
 }
 
 /** The segments left once `groups` moved away (a segment with no group left goes). */
