@@ -11,6 +11,7 @@ import type { DataflowSpec } from "../wire/dataflow-spec.ts";
 import { CheckpointSchema, DedupStateSchema, type DedupState } from "../wire/persisted.ts";
 import { isPieceFormat, PieceReader } from "./checkpoint-rows.ts";
 import { DownstreamProgressSchema, type DownstreamProgress } from "../wire/exchange.ts";
+import { hasMoves, MoveStateSchema, noMoves, type MoveState } from "../keygroups/move-state.ts";
 
 /** (window, key) entries per slice: a plain aggregate's slice is ~250k characters, a few ms to parse. */
 export const KEYS_PER_SLICE = 5_000;
@@ -22,6 +23,8 @@ const CheckpointHeaderSchema = z.object({
   dedup: DedupStateSchema,
   /** A stage's progress per upstream partition (issue 27); absent in checkpoints of older deploys and of dataflows fed by a stream. */
   sources: DownstreamProgressSchema.default({}),
+  /** What key-group moves left (issue 28); absent in checkpoints of older deploys and of replicas no move touched. */
+  moves: MoveStateSchema.optional(),
   /** The operator's head (`StateSlicing.split`), checked by the operator; its whole snapshot when `sliced` is false. */
   head: z.unknown(),
   sliced: z.boolean(),
@@ -35,6 +38,7 @@ export interface RestoredCheckpoint {
   outputSeq: number;
   dedup: DedupState;
   sources: DownstreamProgress;
+  moves: MoveState;
   operator: LiveOperator;
   /** Its size, characters of its pieces (as the replica that took it counted them; rows add framing): the next checkpoint waits for a quarter of that in new log. */
   chars: number;
@@ -46,19 +50,21 @@ interface CheckpointProgress {
   outputSeq: number;
   dedup: DedupState;
   sources: DownstreamProgress;
+  moves?: MoveState | undefined;
 }
 
 /** The header piece of a checkpoint, serialized now (the next step mutates the state it names). */
 export function checkpointHeader(progress: CheckpointProgress, head: unknown, sliced: boolean, slices: number): string {
-  const { lsn, outputSeq, dedup, sources } = progress;
-  // `sources` only when a stage has any, so a stream-fed dataflow's header is as before.
-  return JSON.stringify({ v: 2, lsn, outputSeq, dedup, ...(Object.keys(sources).length > 0 ? { sources } : {}), head, sliced, slices });
+  const { lsn, outputSeq, dedup, sources, moves } = progress;
+  // `sources` only when a stage has any and `moves` only once a move touched the replica, so other headers are as before.
+  const extra = { ...(Object.keys(sources).length > 0 ? { sources } : {}), ...(moves && hasMoves(moves) ? { moves } : {}) };
+  return JSON.stringify({ v: 2, lsn, outputSeq, dedup, ...extra, head, sliced, slices });
 }
 
-/** The pieces of a checkpoint of `operator` as of `lsn`: header first, then the slices (`sources`: a stage's progress). */
-export function checkpointPieces(lsn: number, outputSeq: number, dedup: DedupState, operator: LiveOperator, perSlice: number, sources: DownstreamProgress = {}): string[] {
+/** The pieces of a checkpoint of `operator` as of `lsn`: header first, then the slices (`sources`: a stage's progress; `moves`: what key-group moves left). */
+export function checkpointPieces(lsn: number, outputSeq: number, dedup: DedupState, operator: LiveOperator, perSlice: number, sources: DownstreamProgress = {}, moves?: MoveState): string[] {
   const { head, slices, sliced } = operator.split(perSlice);
-  return [checkpointHeader({ lsn, outputSeq, dedup, sources }, head, sliced, slices.length), ...slices];
+  return [checkpointHeader({ lsn, outputSeq, dedup, sources, moves }, head, sliced, slices.length), ...slices];
 }
 
 /** Rebuilds a checkpoint from its stored rows, either format (none: null). Throws if they are malformed or incomplete. */
@@ -68,7 +74,7 @@ export function restoreCheckpoint(spec: DataflowSpec, rows: readonly string[]): 
   if (!isPieceFormat(first)) {
     const body = rows.join("");
     const { lsn, outputSeq, dedup, operator } = CheckpointSchema.parse(JSON.parse(body));
-    return { lsn, outputSeq, dedup, sources: {}, operator: compileDataflow(spec).bind(operator), chars: body.length };
+    return { lsn, outputSeq, dedup, sources: {}, moves: noMoves(), operator: compileDataflow(spec).bind(operator), chars: body.length };
   }
   const builder = new CheckpointBuilder(spec);
   for (const row of rows) builder.push(row);
@@ -112,6 +118,6 @@ export class CheckpointBuilder {
       throw new Error(`checkpoint incomplete: ${this.#slices} of ${header?.slices ?? "?"} slices`);
     }
     const { lsn, outputSeq, dedup, sources } = header;
-    return { lsn, outputSeq, dedup, sources, operator: this.#restore.finish(), chars: this.#chars };
+    return { lsn, outputSeq, dedup, sources, moves: header.moves ?? noMoves(), operator: this.#restore.finish(), chars: this.#chars };
   }
 }

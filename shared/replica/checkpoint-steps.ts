@@ -12,6 +12,16 @@
  */
 import { checkpointHeader, checkpointPieces, KEYS_PER_SLICE } from "../checkpoint/checkpoint-pieces.ts";
 import type { ReplicaEffects, ReplicaState, ReplicaTuning } from "./replica-state.ts";
+import { retireSegments } from "../keygroups/group-dedup.ts";
+
+/**
+ * Before a checkpoint, drops dedup memory inherited with moved key groups that now judges
+ * as the own memory does (`group-dedup.ts`). Verdicts do not change, so the two replicas
+ * need not do it at the same LSN.
+ */
+function retireMemories(state: ReplicaState, tuning: ReplicaTuning): void {
+  if (state.moves.inherited.length > 0) state.moves.inherited = retireSegments(state.dedup, state.moves.inherited, tuning.dedupWindow);
+}
 
 /** Starts a checkpoint as of the applied LSN: spread when the operator can and the state has more than one slice, whole otherwise. */
 export function startCheckpoint(state: ReplicaState, effects: ReplicaEffects, tuning: ReplicaTuning): void {
@@ -26,7 +36,8 @@ export function startCheckpoint(state: ReplicaState, effects: ReplicaEffects, tu
     return;
   }
   const { appliedLsn: lsn, outputSeq } = meta;
-  const header = checkpointHeader({ lsn, outputSeq, dedup: state.dedup, sources: state.sources }, cursor.head, true, cursor.slices);
+  retireMemories(state, tuning);
+  const header = checkpointHeader({ lsn, outputSeq, dedup: state.dedup, sources: state.sources, moves: state.moves }, cursor.head, true, cursor.slices);
   state.spread = { lsn, outputSeq, cursor, written: 0, chars: header.length };
   effects.checkpointStage = { lsn, begin: true, pieces: [header], complete: false };
   state.charsSinceCheckpoint = 0;
@@ -69,7 +80,8 @@ export function takeCheckpoint(state: ReplicaState, effects: ReplicaEffects, tun
   cancelSpread(state);
   const meta = state.meta;
   // Serialized now: the next step mutates the operator state in place.
-  const pieces = checkpointPieces(meta.appliedLsn, meta.outputSeq, state.dedup, state.operator, tuning.checkpointSliceKeys ?? KEYS_PER_SLICE, state.sources);
+  retireMemories(state, tuning);
+  const pieces = checkpointPieces(meta.appliedLsn, meta.outputSeq, state.dedup, state.operator, tuning.checkpointSliceKeys ?? KEYS_PER_SLICE, state.sources, state.moves);
   effects.checkpoint = { lsn: meta.appliedLsn, pieces };
   state.lastCheckpointChars = pieces.reduce((n, piece) => n + piece.length, 0);
   state.charsSinceCheckpoint = 0;

@@ -17,6 +17,9 @@ import type { DownstreamProgress } from "../wire/exchange.ts";
 import { deliveryOf, isDeliveryEntry } from "../exchange/delivery-entry.ts";
 import { acceptDelivery, copyProgress, expectedSources } from "../exchange/accept-delivery.ts";
 import { sourcesOf } from "../wire/dataflow-spec.ts";
+import { applyMoveStep, noMoves, type MoveState } from "../keygroups/move-state.ts";
+import { isMoveEntry, moveStepOf } from "../keygroups/move-entries.ts";
+import { recordBatch } from "../keygroups/group-dedup.ts";
 
 /** Everything a replica holds in memory. */
 export interface ReplicaState {
@@ -28,6 +31,8 @@ export interface ReplicaState {
   dedup: DedupState;
   /** A stage's progress per upstream partition (issue 27), as of `meta.appliedLsn`; empty for a dataflow fed by a stream. */
   sources: DownstreamProgress;
+  /** What key-group moves left here (issue 28), as of `meta.appliedLsn`. */
+  moves: MoveState;
   pending: LogEntry[];
   /** Batches applied since the last checkpoint. */
   sinceCheckpoint: number;
@@ -87,7 +92,8 @@ export function emptyReplicaState(meta: ReplicaMeta, checkpoint?: RestoredCheckp
   const operator = checkpoint?.operator ?? compiled.bind();
   const dedup = checkpoint?.dedup ?? {};
   const sources = checkpoint?.sources ?? {};
-  return { meta, operator, maxWindowMs: compiled.maxWindowMs, dedup, sources, pending: [], sinceCheckpoint: 0, charsSinceCheckpoint: 0, lastCheckpointChars: checkpoint?.chars ?? 0, spread: null };
+  const moves = checkpoint?.moves ?? noMoves();
+  return { meta, operator, maxWindowMs: compiled.maxWindowMs, dedup, sources, moves, pending: [], sinceCheckpoint: 0, charsSinceCheckpoint: 0, lastCheckpointChars: checkpoint?.chars ?? 0, spread: null };
 }
 
 /** A replica's progress, for probes and status pages. */
@@ -110,11 +116,12 @@ export function logWeight(entry: LogEntry): number {
 }
 
 /**
- * Applies one stable log entry (a batch, a clock tick, a close entry or a stage's
- * delivery) to the operator, closing at most `closeLimit` results (`ReplicaTuning.closeKeysPerStep`).
+ * Applies one stable log entry (a batch, a clock tick, a close entry, a stage's delivery
+ * or a key-group move's step) to the operator, closing at most `closeLimit` results (`ReplicaTuning.closeKeysPerStep`).
  */
 export function applyEntry(state: ReplicaState, entry: LogEntry, out: Emit<WindowResult>, closeLimit = CLOSE_KEYS_PER_STEP): void {
   if (isDeliveryEntry(entry)) return applyDelivery(state, entry, out, closeLimit);
+  if (isMoveEntry(entry)) return applyMoveStep(state, moveStepOf(entry), out, closeLimit);
   const tickMs = tickTimeOf(entry, state.meta.spec.idleAdvanceMs);
   if (isCloseEntry(entry)) state.operator.process([], out, closeLimit);
   else if (tickMs === null) state.operator.process(parseRecords(entry), out, closeLimit);
@@ -137,9 +144,15 @@ function applyDelivery(state: ReplicaState, entry: LogEntry, out: Emit<WindowRes
   if (accepted.tickMs !== null) state.operator.tick(accepted.tickMs, out, closeLimit);
 }
 
-/** Records an applied entry's `(producer, seq)` for dedup; a close entry is no producer's batch, a delivery is judged by its source's progress. */
+/**
+ * Records an applied entry's `(producer, seq)` for dedup: a client's batch in the own memory
+ * and in what came with moved key groups, a tick in the own memory. A close entry and a
+ * move step are no producer's batch, a delivery is judged by its source's progress.
+ */
 export function recordApplied(state: ReplicaState, entry: LogEntry, tuning: ReplicaTuning): void {
-  if (!isCloseEntry(entry) && !isDeliveryEntry(entry)) recordSeq(state.dedup, entry.producer, entry.seq, tuning.dedupWindow);
+  if (isCloseEntry(entry) || isDeliveryEntry(entry) || isMoveEntry(entry)) return;
+  if (entry.producer.startsWith("$")) recordSeq(state.dedup, entry.producer, entry.seq, tuning.dedupWindow);
+  else recordBatch(state.dedup, state.moves.inherited, entry.producer, entry.seq, tuning.dedupWindow);
 }
 
 /**

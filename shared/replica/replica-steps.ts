@@ -3,7 +3,8 @@
  * mutates the state and returns a reply plus the storage writes the adapter must make
  * atomically before it answers. Steps never do I/O.
  */
-import { highestSeq, judgeSeq } from "../dedup.ts";
+import { highestSeq } from "../dedup.ts";
+import { judgeIncoming, movingAway } from "../keygroups/move-admission.ts";
 import type { Refusal } from "../wire/replica-rpc.ts";
 import type { BatchOutcome, InitReplica, Replicate, ReplicateReply, Write } from "../wire/replica-rpc.ts";
 import type { LogEntry, Role } from "../wire/persisted.ts";
@@ -67,15 +68,18 @@ export type BatchVerdict = { done: BatchOutcome } | { waitLsn: number; status: "
  * Primary: dedups each `(producer, seq)` against applied and pending entries (and the
  * batches before it in the same write), assigns the next LSNs and logs the new entries.
  * Without a standby they are stable at once and applied. A duplicate of a pending entry
- * waits for that entry; one already applied waits until the standby holds it too.
+ * waits for that entry; one already applied waits until the standby holds it too. A write
+ * with records of a key group moving away logs nothing (`blocked`; issue 28).
  */
-export function logBatches(state: ReplicaState, msg: Write, tuning: ReplicaTuning): StepResult<{ status: "ok"; verdicts: BatchVerdict[] } | Refusal> {
+export function logBatches(state: ReplicaState, msg: Write, tuning: ReplicaTuning): StepResult<{ status: "ok"; verdicts: BatchVerdict[] } | { status: "blocked"; reason: string } | Refusal> {
   const refusal = checkEpoch(state, msg.epoch, "primary");
   if (refusal) return { reply: refusal, effects: noEffects() };
+  const moving = movingAway(state.moves, state.pending, msg.batches);
+  if (moving !== null) return { reply: { status: "blocked", reason: moving }, effects: noEffects() };
   const effects = noEffects();
   const meta = state.meta;
   const verdicts = msg.batches.map((batch): BatchVerdict => {
-    const verdict = judgeSeq(state.dedup, batch.producer, batch.seq, tuning.dedupWindow);
+    const { verdict, records } = judgeIncoming(state.dedup, state.moves, batch, tuning.dedupWindow);
     if (verdict === "too-old") return { done: { status: "too-old", high: highestSeq(state.dedup, batch.producer) } };
     const pending = state.pending.find((e) => e.producer === batch.producer && e.seq === batch.seq);
     if (pending) return { waitLsn: pending.lsn, status: "duplicate" };
@@ -83,7 +87,7 @@ export function logBatches(state: ReplicaState, msg: Write, tuning: ReplicaTunin
       if (!meta.hasStandby || meta.standbyAckLsn >= meta.appliedLsn) return { done: { status: "duplicate", lsn: meta.appliedLsn, replicated: meta.hasStandby } };
       return { waitLsn: meta.appliedLsn, status: "duplicate" };
     }
-    const entry: LogEntry = { lsn: meta.lsn + 1, ...batch };
+    const entry: LogEntry = { lsn: meta.lsn + 1, ...batch, records };
     meta.lsn = entry.lsn;
     effects.log.push(entry);
     if (meta.hasStandby) {

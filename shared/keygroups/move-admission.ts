@@ -1,0 +1,64 @@
+/**
+ * How a primary takes batches while key groups move (issue 28): a write holding records
+ * of a group it released (or is releasing: the entry is logged, not yet applied) waits
+ * until routing sends that group elsewhere; a batch is judged per group when groups that
+ * moved in are judged by other memories than its own (`group-dedup.ts`), and only its
+ * records not applied before are logged.
+ */
+import { judgeSeq, type DedupVerdict } from "../dedup.ts";
+import type { DedupState, LogEntry } from "../wire/persisted.ts";
+import type { FluxRecord } from "../wire/window-result.ts";
+import { judgeBatch } from "./group-dedup.ts";
+import { keyGroupOf } from "./key-groups.ts";
+import { isMoveEntry, moveStepOf } from "./move-entries.ts";
+import { releasedGroups, type MoveState } from "./move-state.ts";
+
+/**
+ * Why a write must wait: the groups of its records this replica released or is releasing
+ * (null: none). Parses the records only while a release is in hand.
+ */
+export function movingAway(moves: MoveState, pending: readonly LogEntry[], batches: readonly { records: string }[]): string | null {
+  const away = new Set(releasedGroups(moves));
+  for (const entry of pending) {
+    if (!isMoveEntry(entry)) continue;
+    const step = moveStepOf(entry);
+    if (step.kind === "release") step.groups.forEach((g) => away.add(g));
+    // A release given up before it applied gives its groups back.
+    if (step.kind === "return") moves.released.find((r) => r.move === step.move)?.groups.forEach((g) => away.delete(g));
+  }
+  if (away.size === 0) return null;
+  const of = groupCount(moves, pending);
+  const hit = new Set<number>();
+  for (const batch of batches) for (const record of JSON.parse(batch.records) as FluxRecord[]) if (away.has(keyGroupOf(record[0], of))) hit.add(keyGroupOf(record[0], of));
+  if (hit.size === 0) return null;
+  return `key group${hit.size === 1 ? "" : "s"} ${[...hit].sort((a, b) => a - b).join(", ")} ${hit.size === 1 ? "is" : "are"} moving to another partition`;
+}
+
+/** The key-group count: the state's, or that of a release still pending on a replica no move has touched. */
+function groupCount(moves: MoveState, pending: readonly LogEntry[]): number {
+  if (moves.of !== 0) return moves.of;
+  for (const entry of pending) {
+    if (!isMoveEntry(entry)) continue;
+    const step = moveStepOf(entry);
+    if (step.kind === "release") return step.of;
+  }
+  throw new Error("a release is in hand, but no key-group count");
+}
+
+/**
+ * The verdict on a batch and the records to log if it is new: all of them, unless groups
+ * that moved in judge it otherwise than the own memory, when only the records their
+ * judges find new are logged (none: a duplicate; one too old: too old, nothing logged).
+ * Reserved producers (`$tick`, ...) are judged by the own memory alone.
+ */
+export function judgeIncoming(home: DedupState, moves: MoveState, batch: { producer: string; seq: number; records: string }, window: number): { verdict: DedupVerdict; records: string } {
+  if (moves.inherited.length === 0 || batch.producer.startsWith("$")) return { verdict: judgeSeq(home, batch.producer, batch.seq, window), records: batch.records };
+  const judged = judgeBatch(home, moves.inherited, batch.producer, batch.seq, window);
+  if ("whole" in judged) return { verdict: judged.whole, records: batch.records };
+  const records = JSON.parse(batch.records) as FluxRecord[];
+  const verdicts = records.map((record) => judged.perGroup(keyGroupOf(record[0], moves.of)));
+  if (verdicts.includes("too-old")) return { verdict: "too-old", records: batch.records };
+  const fresh = records.filter((_, i) => verdicts[i] === "new");
+  if (fresh.length === 0) return { verdict: "duplicate", records: batch.records };
+  return { verdict: "new", records: fresh.length === records.length ? batch.records : JSON.stringify(fresh) };
+}
