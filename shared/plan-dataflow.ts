@@ -22,7 +22,7 @@ export function planDataflow(id: string, spec: DataflowSpec, nowMs: number, loca
     if (standby) hints[standby] = hint(partition + 1);
     return { partition, epoch: firstEpoch, primary, standby, status: "healthy" as const, version: 1, nextGeneration: 2, retired: [], hints, recovery: null };
   });
-  return { v: 1, id, spec, createdAtMs: nowMs, ready: false, deleting: false, routes, keyGroups: newKeyGroupTable(spec.partitions), readers: [], events: [] };
+  return { v: 1, id, spec, createdAtMs: nowMs, ready: false, deleting: false, routes, keyGroups: newKeyGroupTable(spec.partitions), moves: [], nextMove: 1, readers: [], events: [] };
 }
 
 /** Top-level spec fields whose values differ (after defaults), in a stable order. */

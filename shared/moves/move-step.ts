@@ -17,7 +17,7 @@ import { NOT_INITIALISED, type ReplicaHost } from "../replica/replica-host.ts";
 type MoveStepVerdict = { waitLsn: number } | { refused: string };
 
 /** What a stable release took: the groups' state and the dedup memory that judged them. */
-interface Released {
+export interface Released {
   taken: unknown;
   judges: InheritedDedup[];
 }

@@ -73,6 +73,28 @@ const KeyGroupTableSchema = z.object({
 });
 export type KeyGroupTable = z.infer<typeof KeyGroupTableSchema>;
 
+/**
+ * A move of key groups from one partition's pair to another's, in progress (issue 28,
+ * `shared/moves/`): its phase is recorded before the step it names is carried out, and
+ * every step is idempotent, so a monitor restarted half-way goes on where it was.
+ */
+const KeyGroupMoveSchema = z.object({
+  id: z.number().int().min(1),
+  groups: z.array(z.number().int().min(0)).min(1),
+  from: z.number().int().min(0),
+  to: z.number().int().min(0),
+  /** release, adopt, switch (routing sends the groups to `to`), forget; or return: given up before the switch. */
+  phase: z.enum(["release", "adopt", "switch", "forget", "return"]),
+  startedAtMs: z.number(),
+  /** When the source released the groups: their records wait from then until the switch. */
+  releasedAtMs: z.number().nullable().default(null),
+  /** When routing switched to `to` (null: not yet). */
+  switchedAtMs: z.number().nullable().default(null),
+  /** Why the move is being given up (phase `return`). */
+  failure: z.string().nullable().default(null),
+});
+export type KeyGroupMove = z.infer<typeof KeyGroupMoveSchema>;
+
 /** A dataflow as stored: its spec and routing table. `ready` once every replica was initialised. */
 export const DataflowRecordSchema = z.object({
   v: z.literal(1),
@@ -85,6 +107,10 @@ export const DataflowRecordSchema = z.object({
   routes: z.array(PartitionRouteSchema),
   /** Its key groups and their owners (issue 28); null: stored before, 16 groups per partition, group g on partition g mod P. */
   keyGroups: KeyGroupTableSchema.nullable().default(null),
+  /** Key-group moves in progress (issue 28). */
+  moves: z.array(KeyGroupMoveSchema).default([]),
+  /** The number the next move gets. */
+  nextMove: z.number().int().min(1).default(1),
   /** The stages reading this dataflow's results (issue 27), sorted; its primaries deliver to them. */
   readers: z.array(z.string()).default([]),
   /** Newest last; at most {@link MAX_EVENTS}. */

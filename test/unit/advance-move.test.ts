@@ -1,0 +1,166 @@
+/**
+ * The monitor's side of a key-group move (issue 28, `shared/moves/advance-move.ts`), over
+ * in-memory replica pairs: the phases in order, routing switched with both epochs raised,
+ * a monitor that forgot what the release took, a takeover on the source between release
+ * and adopt, and a target that became unavailable (the move is given up and the source
+ * holds its groups again). Counts stay exact throughout.
+ */
+import { describe, expect, it } from "vitest";
+import { advanceMove, type MovePort, type ReleasedMemo } from "../../shared/moves/advance-move.ts";
+import { carryOutMoveStep } from "../../shared/moves/move-step.ts";
+import { keyGroupMapOf, keyGroupOf, partitionOfKey } from "../../shared/keygroups/key-groups.ts";
+import { desiredConfigs } from "../../shared/monitor/desired-config.ts";
+import type { ForwardPort } from "../../shared/replica/forwarder.ts";
+import { ReplicaHost } from "../../shared/replica/replica-host.ts";
+import type { Replicate, ReplicateReply, WriteReply } from "../../shared/wire/replica-rpc.ts";
+import type { DataflowRecord } from "../../shared/wire/routing.ts";
+import { MemoryReplicaStorage } from "../helpers/memory-replica-storage.ts";
+import { record as storedRecord, spec } from "../helpers/fixtures.ts";
+
+const tuning = { dedupWindow: 64, checkpointEvery: 3 };
+
+/** A dataflow of two partitions on in-memory replicas, with a router's and a monitor's view of it. */
+function world() {
+  const record = storedRecord("df", spec({ partitions: 2 }));
+  const hosts = new Map<string, ReplicaHost>();
+  const down = new Set<string>();
+  const forwardPort: ForwardPort = {
+    replicate(standby: string, msg: Replicate): Promise<ReplicateReply> {
+      const host = hosts.get(standby);
+      return !host || down.has(standby) ? Promise.reject(new Error(`${standby} down`)) : Promise.resolve(host.replicate(msg));
+    },
+  };
+  for (const route of record.routes) for (const name of [route.primary, route.standby]) if (name) hosts.set(name, new ReplicaHost(new MemoryReplicaStorage(), tuning, forwardPort));
+  const host = (name: string): ReplicaHost => {
+    const h = hosts.get(name);
+    if (!h || down.has(name)) throw new Error(`${name} does not answer`);
+    return h;
+  };
+  /** The monitor's reconciliation: every replica told what its route says. */
+  const reconcile = () => {
+    for (const route of record.routes) for (const desired of desiredConfigs(record, route)) if (!down.has(desired.name)) hosts.get(desired.name)?.init({ ...desired, create: true });
+  };
+  reconcile();
+  const port: MovePort = { moveStep: (name, msg) => carryOutMoveStep(host(name), msg, tuning) };
+  /** A router: splits a batch by the record's key groups; true when every part was applied or a duplicate. */
+  const send = async (seq: number, keys: readonly string[]): Promise<WriteReply[]> => {
+    const map = keyGroupMapOf(record);
+    const parts = new Map<number, string[]>();
+    for (const key of keys) parts.set(partitionOfKey(map, key), [...(parts.get(partitionOfKey(map, key)) ?? []), key]);
+    return Promise.all(
+      [...parts].map(([partition, part]) => {
+        const route = record.routes[partition];
+        if (!route) throw new Error("no route");
+        return host(route.primary).write({ epoch: route.epoch, batches: [{ producer: "p", seq, records: JSON.stringify(part.map((k) => [k, 100, 1])) }] });
+      }),
+    );
+  };
+  /** Open counts by key over the partitions' primaries (and, to compare, their standbys). */
+  const counts = (which: "primary" | "standby"): Record<string, number> => {
+    const all: Record<string, number> = {};
+    for (const route of record.routes) {
+      const name = which === "primary" ? route.primary : route.standby;
+      for (const r of (name ? hosts.get(name)?.load()?.operator.openResults({}) : []) ?? []) all[r.key] = (all[r.key] ?? 0) + (r.values.n as number);
+    }
+    return all;
+  };
+  return { record, hosts, down, reconcile, port, send, counts };
+}
+
+const G = 5;
+const groups = (record: DataflowRecord) => keyGroupMapOf(record).groups;
+const keyOf = (record: DataflowRecord, match: (group: number) => boolean): string => {
+  for (let i = 0; ; i++) if (match(keyGroupOf(`k${i}`, groups(record)))) return `k${i}`;
+};
+
+/** Starts a move of group G to the partition that does not own it. */
+function startMove(record: DataflowRecord) {
+  const from = partitionOfKey(keyGroupMapOf(record), keyOf(record, (g) => g === G));
+  const move = { id: record.nextMove++, groups: [G], from, to: 1 - from, phase: "release" as const, startedAtMs: 0, releasedAtMs: null, switchedAtMs: null, failure: null };
+  record.moves.push(move);
+  return record.moves[record.moves.length - 1] ?? move;
+}
+
+const statuses = (replies: readonly WriteReply[]) => replies.map((r) => (r.status === "ok" ? r.results.map((o) => o.status).join(",") : r.status));
+
+describe("advancing a key-group move", () => {
+  it("releases, adopts, switches routing with both epochs raised, then forgets; nothing lost or counted twice", async () => {
+    const w = world();
+    const moved = keyOf(w.record, (g) => g === G);
+    // Batch 1 reaches only the source: the target never saw it, so only the memory moved with the group can tell it was applied.
+    const beside = keyOf(w.record, (g) => g !== G && g % 2 === G % 2);
+    const across = keyOf(w.record, (g) => g % 2 !== G % 2);
+    await w.send(1, [moved, beside]);
+    const move = startMove(w.record);
+    const epochs = w.record.routes.map((r) => r.epoch);
+    let saves = 0;
+    const memo: ReleasedMemo = new Map();
+    // The switch is saved, then forget waits for the replicas to hold the new epoch.
+    expect(await advanceMove(w.port, w.record, move, memo, 10, async () => void saves++)).toMatchObject({ state: "waiting", why: expect.stringMatching(/^forget on .*: behind$/) });
+    expect(w.record.keyGroups?.owners?.[G]).toBe(move.to);
+    expect(w.record.routes.map((r) => r.epoch)).toEqual(epochs.map((e) => e + 1));
+    expect(move).toMatchObject({ phase: "forget", releasedAtMs: 10, switchedAtMs: 10 });
+    w.reconcile();
+    expect(await advanceMove(w.port, w.record, move, memo, 20, async () => void saves++)).toEqual({ state: "finished" });
+    expect(w.record.moves).toEqual([]);
+    expect(saves).toBe(4);
+    // Batch 1 resent under the new routing: every part a duplicate. Batch 2 applied once.
+    expect(statuses(await w.send(1, [moved, beside]))).toEqual(["duplicate", "duplicate"]);
+    expect(statuses(await w.send(2, [moved, beside, across]))).toEqual(["applied", "applied"]);
+    const expected = { [moved]: 2, [beside]: 2, [across]: 1 };
+    expect(w.counts("primary")).toEqual(expected);
+    expect(w.counts("standby")).toEqual(expected);
+  });
+
+  it("goes on after a monitor restart and a takeover on the source between release and adopt", async () => {
+    const w = world();
+    const moved = keyOf(w.record, (g) => g === G);
+    await w.send(1, [moved]);
+    const move = startMove(w.record);
+    const target = w.record.routes[move.to];
+    const source = w.record.routes[move.from];
+    if (!target || !source?.standby) throw new Error("routes");
+    // The target's primary does not answer: the move waits in adopt.
+    w.down.add(target.primary);
+    const first = await advanceMove(w.port, w.record, move, new Map(), 0, async () => {});
+    expect(first).toMatchObject({ state: "waiting", why: expect.stringMatching(/^adopt on /) });
+    // The record says the batch's group is released: a write of it waits.
+    expect(statuses(await w.send(2, [moved]))).toEqual(["blocked"]);
+    w.down.delete(target.primary);
+    // The source's primary fails; its standby takes over (it applied the release too).
+    w.down.add(source.primary);
+    source.primary = source.standby;
+    source.standby = null;
+    source.epoch += 1;
+    source.version += 1;
+    source.status = "degraded";
+    w.reconcile();
+    // A restarted monitor remembers nothing of the release: it asks the new primary again.
+    const memo: ReleasedMemo = new Map();
+    await advanceMove(w.port, w.record, move, memo, 5, async () => {});
+    w.reconcile();
+    expect(await advanceMove(w.port, w.record, move, memo, 6, async () => {})).toEqual({ state: "finished" });
+    expect(statuses(await w.send(1, [moved]))).toEqual(["duplicate"]);
+    expect(statuses(await w.send(2, [moved]))).toEqual(["applied"]);
+    expect(w.counts("primary")).toEqual({ [moved]: 2 });
+  });
+
+  it("gives the move up when the target becomes unavailable before the switch: the source holds the group again", async () => {
+    const w = world();
+    const moved = keyOf(w.record, (g) => g === G);
+    await w.send(1, [moved]);
+    const move = startMove(w.record);
+    const target = w.record.routes[move.to];
+    if (!target) throw new Error("route");
+    w.down.add(target.primary);
+    await advanceMove(w.port, w.record, move, new Map(), 0, async () => {});
+    target.status = "unavailable";
+    expect(await advanceMove(w.port, w.record, move, new Map(), 1, async () => {})).toEqual({ state: "given-up", why: `partition ${move.to} became unavailable before the move finished` });
+    expect(w.record.moves).toEqual([]);
+    expect(w.record.keyGroups?.owners).toBeNull();
+    expect(statuses(await w.send(1, [moved]))).toEqual(["duplicate"]);
+    expect(statuses(await w.send(2, [moved]))).toEqual(["applied"]);
+    expect(w.counts("primary")).toEqual({ [moved]: 2 });
+    expect(w.counts("standby")).toEqual({ [moved]: 2 });
+  });
+});
