@@ -20,9 +20,16 @@ const SLIDING = spec({
   aggregates: { n: { op: "count" }, bytes: { op: "sum", field: "bytes" }, users: { op: "distinct", field: "user" }, top: { op: "topk", field: "user", k: 2 } },
 });
 
-/** A record for `spec`: `[key, timeMs, bytes]`, plus the user for the sketches of `SLIDING`. */
+/** The heavy-hitters operator (per-key windows of its own, `keyed-window-moves.ts`): every source alerts, so every key reports. */
+const HEAVY = spec({
+  window: undefined,
+  aggregates: undefined,
+  operator: { name: "heavy-hitters", params: { windowMs: 1000, allowedLatenessMs: 300, bytesField: "bytes", destinationField: "dst", minDestinations: 1 } },
+});
+
+/** A record for `spec`: `[key, timeMs, bytes]`, plus the user for the sketches of `SLIDING` or the destination of `HEAVY`. */
 const recordFor = (s: DataflowSpec, key: string, timeMs: number, bytes: number): FluxRecord =>
-  s === SLIDING ? [key, timeMs, bytes, `u${bytes % 3}`] : [key, timeMs, bytes];
+  s === SLIDING || s === HEAVY ? [key, timeMs, bytes, `u${bytes % 3}`] : [key, timeMs, bytes];
 
 /** Results by (window, key), failing on one emitted twice. */
 function collect(into: Map<string, WindowResult>): (r: WindowResult) => void {
@@ -93,7 +100,7 @@ function run(s: DataflowSpec, plan: readonly Step[]): { single: Map<string, Wind
 }
 
 describe("moving keys of the window aggregate", () => {
-  for (const [name, s] of [["tumbling count, sum, min, max, avg", TUMBLING], ["sliding, with distinct and top-k sketches", SLIDING]] as const) {
+  for (const [name, s] of [["tumbling count, sum, min, max, avg", TUMBLING], ["sliding, with distinct and top-k sketches", SLIDING], ["heavy-hitters", HEAVY]] as const) {
     it(`two partitions handing groups back and forth give one operator's results (${name})`, () => {
       fc.assert(
         fc.property(steps(40, 240), (plan) => {
@@ -107,17 +114,22 @@ describe("moving keys of the window aggregate", () => {
     });
   }
 
-  it("with records later than the lateness, a move never reopens a closed window and every record is counted once or late", () => {
-    fc.assert(
-      fc.property(steps(400, 1500), (plan) => {
-        // `collect` throws on a (window, key) emitted twice; tumbling windows count each record in one window.
-        const { moved, late, records } = run(TUMBLING, plan);
-        const counted = [...moved.values()].reduce((n, r) => n + (r.values.n as number), 0);
-        expect(counted + late[0] + late[1]).toBe(records);
-      }),
-      { numRuns: 2000 },
-    );
-  });
+  for (const [s, count] of [
+    [TUMBLING, "n"],
+    [HEAVY, "packets"],
+  ] as const) {
+    it(`with records later than the lateness, a move never reopens a closed window and every record is counted once or late (${count})`, () => {
+      fc.assert(
+        fc.property(steps(400, 1500), (plan) => {
+          // `collect` throws on a (window, key) emitted twice; tumbling windows count each record in one window.
+          const { moved, late, records } = run(s, plan);
+          const counted = [...moved.values()].reduce((n, r) => n + (r.values[count] as number), 0);
+          expect(counted + late[0] + late[1]).toBe(records);
+        }),
+        { numRuns: 2000 },
+      );
+    });
+  }
 
   it("a window due at the source stays there; adopting raises the target's event time and closes what that makes due", () => {
     const source = compileDataflow(TUMBLING).bind();
@@ -154,6 +166,18 @@ describe("moving keys of the window aggregate", () => {
     target.adopt(source.take((key) => key === "x"), (r) => out.push(r));
     expect(out).toEqual([{ key: "x", windowStartMs: 0, windowEndMs: 1000, values: { n: 1, bytes: 7, lo: 7, hi: 7, mean: 7 }, closed: true }]);
     expect(target.openResults({}).map((r) => r.key)).toEqual(["z"]);
+  });
+
+  it("heavy-hitters: adopting closes at once every window the raised event time made due, adopted or its own", () => {
+    const source = compileDataflow(HEAVY).bind();
+    const target = compileDataflow(HEAVY).bind();
+    source.process([["x", 500, 7, "d"], ["x", 2600, 1, "d"]], () => {});
+    target.process([["z", 100, 1, "d"]], () => {});
+    const out: WindowResult[] = [];
+    target.adopt(source.take(() => true), (r) => out.push(r));
+    expect(out.map((r) => [r.key, r.windowStartMs])).toEqual([["z", 0]]);
+    expect(target.openResults({}).map((r) => [r.key, r.windowStartMs])).toEqual([["x", 2000]]);
+    expect(source.openResults({})).toEqual([]);
   });
 
   it("keeps the keys left, survives a checkpoint, and aborts a checkpoint cursor open over the old state", () => {

@@ -16,6 +16,7 @@ import { defineOperator } from "../define-operator.ts";
 import type { Emit, Operator, ResultFilter } from "../operator.ts";
 import { keyedWindowSlicing } from "../keyed-window-slices.ts";
 import type { KeyedWindows } from "../keyed-window-state.ts";
+import { keyedWindowMoves } from "../keyed-window-moves.ts";
 import { advanceTo, isKeyedWindows, openSlotCount, openWindowResults, slotOfKey, type ToResult } from "../keyed-windows.ts";
 import { addSlot, keepPreimage, openWindow } from "../keyed-window-cursor.ts";
 import type { FluxRecord, WindowResult } from "../../wire/window-result.ts";
@@ -120,6 +121,8 @@ function create(params: Params): Operator<HeavyHittersState> {
     watermarkMs: (state) => (state.maxTimeMs === null ? null : state.maxTimeMs - allowedLatenessMs),
 
     slicing: keyedWindowSlicing<SourceTally>(isTally),
+
+    moves: keyedWindowMoves<SourceTally>(windowMs, allowedLatenessMs, isTally, alert),
   };
 }
 
