@@ -176,6 +176,7 @@ function dataflowCard(dataflow, faultsEnabled) {
         h("td", {}, r.lag ?? "–"),
         h("td", {}, r.outputSeq ?? "–"),
         h("td", { "data-open-entries": r.name }, r.openEntries ?? "–"),
+        h("td", { "data-events-per-second": r.name }, r.eventsPerSecond ?? "–"),
         h("td", {}, clock(r.lastHeartbeat)),
         h("td", {}, r.missedProbes),
         faultsEnabled ? h("td", { class: "faults" }, ["crash", "hang", "heal"].map((kind) => h("button", { type: "button", "data-fault": kind, onclick: () => fault(r.name, kind) }, kind))) : null,
@@ -187,7 +188,7 @@ function dataflowCard(dataflow, faultsEnabled) {
   return h("div", { class: "dataflow", "data-dataflow": dataflow.id },
     h("h3", {}, dataflow.id, h("span", { class: "muted" }, ` · ${input} · ${dataflow.partitions.length} partitions, ${dataflow.keyGroups} key groups${readers}`)),
     h("table", {},
-      h("thead", {}, h("tr", {}, ["partition", "health", "epoch", "key groups", "replica", "role", "replica epoch", "LSN", "applied", "lag", "outputs", "open entries", "heartbeat", "missed", ...(faultsEnabled ? ["fault"] : [])].map((t) => h("th", {}, t)))),
+      h("thead", {}, h("tr", {}, ["partition", "health", "epoch", "key groups", "replica", "role", "replica epoch", "LSN", "applied", "lag", "outputs", "open entries", "events/s", "heartbeat", "missed", ...(faultsEnabled ? ["fault"] : [])].map((t) => h("th", {}, t)))),
       h("tbody", {}, rows)),
     dataflow.edges.length > 0 ? edgeTable(dataflow.edges) : null);
 }

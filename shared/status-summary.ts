@@ -14,7 +14,8 @@ function replicaLine(replica: ReplicaView): string {
   const lag = replica.lag ? `, lag ${replica.lag}` : "";
   const late = replica.lateRecords ? `, late ${replica.lateRecords}` : "";
   const open = replica.openEntries === null || replica.openEntries === undefined ? "" : `, ${replica.openEntries} open entries`;
-  return `${replica.role ?? "?"} ${replica.name} lsn ${replica.lsn ?? "?"} (applied ${replica.appliedLsn ?? "?"}${lag}${late}${open})`;
+  const rate = replica.eventsPerSecond === null || replica.eventsPerSecond === undefined ? "" : `, ${replica.eventsPerSecond} events/s`;
+  return `${replica.role ?? "?"} ${replica.name} lsn ${replica.lsn ?? "?"} (applied ${replica.appliedLsn ?? "?"}${lag}${late}${open}${rate})`;
 }
 
 type EdgeView = StatusResponse["dataflows"][number]["edges"][number];

@@ -91,6 +91,7 @@ async function describe(record: DataflowRecord, health: HealthMap, ask: (name: s
               locationHint: route.hints[name] ?? null,
               lastHeartbeat: iso(seen?.lastOkAtMs),
               missedProbes: seen?.misses ?? 0,
+              eventsPerSecond: seen?.eventsPerSecond ?? null,
             };
           }),
         };

@@ -7,6 +7,7 @@
  */
 import { replicaName } from "../names.ts";
 import type { ProbeResult } from "./monitor-port.ts";
+import type { ReplicaStatus } from "../wire/replica-rpc.ts";
 import type { DataflowRecord, HealthMap, MonitorEvent, PartitionRoute } from "../wire/routing.ts";
 import { MAX_EVENTS } from "../wire/routing.ts";
 
@@ -99,14 +100,22 @@ export function planMonitorTick(
   return JSON.stringify(record.routes) !== before;
 }
 
+/** Records applied per second since the replica's previous answered probe; null without one, or when its count restarted. */
+function rateSince(entry: HealthMap[string], status: ReplicaStatus | null, nowMs: number): number | null {
+  const before = entry.last;
+  if (!status || !before || entry.lastOkAtMs === null || nowMs <= entry.lastOkAtMs || status.recordsApplied < before.recordsApplied) return null;
+  return Math.round(((status.recordsApplied - before.recordsApplied) * 1000) / (nowMs - entry.lastOkAtMs));
+}
+
 function updateHealth(record: DataflowRecord, health: HealthMap, probes: ReadonlyMap<string, ProbeResult>, nowMs: number, missSpacingMs: number): void {
   for (const [name, probe] of probes) {
-    const entry = (health[name] ??= { misses: 0, lastOkAtMs: null, last: null, lastMissAtMs: null });
+    const entry = (health[name] ??= { misses: 0, lastOkAtMs: null, last: null, lastMissAtMs: null, eventsPerSecond: null });
     // A replica answering without state, or with another partition's, lost its storage: a miss.
     const sound = probe.ok && probe.status !== null && probe.status.dataflowId === record.id;
     // Only a fresh replica not yet seeded may answer empty; once installed, losing its state is a failure (issue 10).
     const expectedEmpty = probe.ok && probe.status === null && record.routes.some((r) => r.recovery?.replica === name && r.recovery.phase === "seeding");
     if (sound || expectedEmpty) {
+      entry.eventsPerSecond = probe.ok ? rateSince(entry, probe.status, nowMs) : null;
       entry.misses = 0;
       entry.lastOkAtMs = nowMs;
       entry.lastMissAtMs = null;

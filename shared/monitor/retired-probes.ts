@@ -34,7 +34,7 @@ export function retiredDue(retired: ReadonlySet<string>, health: HealthMap, nowM
  */
 export function noteRetiredProbes(health: HealthMap, probes: ReadonlyMap<string, ProbeResult>, nowMs: number): void {
   for (const [name, probe] of probes) {
-    const entry = (health[name] ??= { misses: 0, lastOkAtMs: null, last: null, lastMissAtMs: null });
+    const entry = (health[name] ??= { misses: 0, lastOkAtMs: null, last: null, lastMissAtMs: null, eventsPerSecond: null });
     if (probe.ok) {
       entry.misses = 0;
       entry.lastMissAtMs = null;

@@ -42,6 +42,8 @@ export interface ReplicaState {
   lastCheckpointChars: number;
   /** A checkpoint being written over several steps (memory only: a restart drops it). */
   spread: SpreadCheckpoint | null;
+  /** Records applied since the state was loaded (memory only: the monitor's load measure). */
+  recordsApplied: number;
 }
 
 /** A checkpoint being written over several steps (`checkpoint-steps.ts`). */
@@ -93,7 +95,7 @@ export function emptyReplicaState(meta: ReplicaMeta, checkpoint?: RestoredCheckp
   const dedup = checkpoint?.dedup ?? {};
   const sources = checkpoint?.sources ?? {};
   const moves = checkpoint?.moves ?? noMoves();
-  return { meta, operator, maxWindowMs: compiled.maxWindowMs, dedup, sources, moves, pending: [], sinceCheckpoint: 0, charsSinceCheckpoint: 0, lastCheckpointChars: checkpoint?.chars ?? 0, spread: null };
+  return { meta, operator, maxWindowMs: compiled.maxWindowMs, dedup, sources, moves, pending: [], sinceCheckpoint: 0, charsSinceCheckpoint: 0, lastCheckpointChars: checkpoint?.chars ?? 0, spread: null, recordsApplied: 0 };
 }
 
 /** A replica's progress, for probes and status pages. */
@@ -101,7 +103,7 @@ export function statusOf(state: ReplicaState): ReplicaStatus {
   const { name, dataflowId, partition, role, epoch, hasStandby, standby, holdLogAfterLsn, configVersion, readers } = state.meta;
   const { lsn, appliedLsn, standbyAckLsn, checkpointLsn, outputSeq } = state.meta;
   const progress = { lsn, appliedLsn, standbyAckLsn, checkpointLsn, outputSeq, lateRecords: state.operator.lateRecords() };
-  const load = { openEntries: state.operator.openEntries(), checkpointChars: state.lastCheckpointChars };
+  const load = { openEntries: state.operator.openEntries(), checkpointChars: state.lastCheckpointChars, recordsApplied: state.recordsApplied };
   const stage = Object.keys(state.sources).length > 0 ? { sources: copyProgress(state.sources) } : {};
   return { name, dataflowId, partition, role, epoch, hasStandby, standby, holdLogAfterLsn, configVersion, readers: [...readers], ...progress, ...load, ...stage };
 }
@@ -124,8 +126,12 @@ export function applyEntry(state: ReplicaState, entry: LogEntry, out: Emit<Windo
   if (isMoveEntry(entry)) return applyMoveStep(state, moveStepOf(entry), out, closeLimit);
   const tickMs = tickTimeOf(entry, state.meta.spec.idleAdvanceMs);
   if (isCloseEntry(entry)) state.operator.process([], out, closeLimit);
-  else if (tickMs === null) state.operator.process(parseRecords(entry), out, closeLimit);
-  else state.operator.tick(tickMs, out, closeLimit);
+  else if (tickMs !== null) state.operator.tick(tickMs, out, closeLimit);
+  else {
+    const records = parseRecords(entry);
+    state.recordsApplied += records.length;
+    state.operator.process(records, out, closeLimit);
+  }
 }
 
 /**
@@ -140,6 +146,7 @@ function applyDelivery(state: ReplicaState, entry: LogEntry, out: Emit<WindowRes
   const accepted = acceptDelivery(state.sources, delivery, expectedSources(from, state.sources, delivery));
   if (accepted.status === "unknown-source") throw new Error(`log entry ${entry.lsn}: a delivery from ${accepted.source}, which ${state.meta.dataflowId} does not read`);
   if (accepted.status !== "accepted") return;
+  state.recordsApplied += accepted.records.length;
   if (accepted.records.length > 0) state.operator.process(accepted.records, out, closeLimit);
   if (accepted.tickMs !== null) state.operator.tick(accepted.tickMs, out, closeLimit);
 }
@@ -198,6 +205,8 @@ export function restoreReplicaState(
   }
   meta.lsn = lastLsn;
   meta.appliedLsn = appliedLsn;
+  // Replayed records are not load: the count starts now.
+  state.recordsApplied = 0;
   return state;
 }
 

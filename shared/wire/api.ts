@@ -62,6 +62,8 @@ const ReplicaViewSchema = ReplicaStatusSchema.partial().extend({
   locationHint: z.string().nullable(),
   lastHeartbeat: z.string().nullable(),
   missedProbes: z.number().int(),
+  /** Records applied per second between the monitor's last two answered probes (issue 28); null until it has two, or after a restart between them. */
+  eventsPerSecond: z.number().nullable(),
 });
 
 /**

@@ -144,6 +144,11 @@ export const ReplicaStatusSchema = z.object({
    */
   openEntries: z.number().int().nullable().default(null),
   checkpointChars: z.number().int().default(0),
+  /**
+   * Records it applied since it was loaded (a restart starts again at 0): the monitor
+   * derives events per second from two probes (issue 28). Absent in statuses of older deploys.
+   */
+  recordsApplied: z.number().int().default(0),
   /** The stages it delivers to as primary (issue 27); absent in statuses of older deploys. */
   readers: z.array(z.string()).default([]),
   /** A stage's progress per upstream partition: what it holds of each (issue 27); only for stages. */

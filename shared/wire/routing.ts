@@ -130,6 +130,8 @@ const ReplicaHealthSchema = z.object({
   lastMissAtMs: z.number().nullable().default(null),
   /** The last status the replica answered with. */
   last: ReplicaStatusSchema.nullable(),
+  /** Records it applied per second between its last two answered probes (issue 28; null: not known yet, or it restarted between them). */
+  eventsPerSecond: z.number().nullable().default(null),
 });
 
 /** Health of every replica the monitor watches, by replica name. */

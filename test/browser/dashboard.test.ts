@@ -95,6 +95,8 @@ describe("the dashboard", () => {
     // Its 256 key groups, half on each partition (issue 28).
     expect(await card.locator("h3").textContent()).toContain("2 partitions, 256 key groups");
     expect(await card.locator("[data-key-groups]").allTextContents()).toEqual(["128", "128"]);
+    // Each replica's events per second, once its monitor has probed it twice (a dash until then).
+    expect(await card.locator("[data-events-per-second]").allTextContents()).toEqual([expect.stringMatching(/^(\d+|–)$/), expect.stringMatching(/^(\d+|–)$/), expect.stringMatching(/^(\d+|–)$/), expect.stringMatching(/^(\d+|–)$/)]);
     const roles = await card.locator("td.role").allTextContents();
     expect(roles.sort()).toEqual(["primary", "primary", "standby", "standby"]);
     expect(await page.locator("#connection").textContent()).toContain("live");

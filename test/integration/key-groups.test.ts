@@ -4,7 +4,7 @@
  * start where FNV-1a mod P put them; one stored before has no table and keeps 16 groups per
  * partition. Routers, readers and `/v1/status` all go by the stored table, owners included.
  */
-import { evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { keyGroupOf } from "../../shared/keygroups/key-groups.ts";
 import { partitionFor } from "../../shared/partitioner.ts";
@@ -14,7 +14,7 @@ import { monitorOf } from "../helpers/fault-client.ts";
 const KEYS = Array.from({ length: 12 }, (_, i) => `/page-${i}`);
 
 interface StatusBody {
-  dataflows: { id: string; keyGroups: number; partitions: { partition: number; keyGroups: number; replicas: { role?: string; openEntries?: number | null; checkpointChars?: number; checkpointLsn?: number }[] }[] }[];
+  dataflows: { id: string; keyGroups: number; partitions: { partition: number; keyGroups: number; replicas: { role?: string; openEntries?: number | null; checkpointChars?: number; checkpointLsn?: number; eventsPerSecond: number | null }[] }[] }[];
 }
 
 /** The partition each key's one-event batch was acknowledged by. */
@@ -72,7 +72,21 @@ describe("key groups", () => {
     expect(shown).toEqual(perPartition.map((n) => [["primary", n, true], ["standby", n, true]]));
     const summary = (await (await call("GET", "/v1/status?view=summary")).json()) as { dataflows: { id: string; partitions: string[] }[] };
     const lines = summary.dataflows.find((d) => d.id === "kg-new")?.partitions ?? [];
-    expect(lines.map((line) => line.match(/^p\d healthy epoch \d+, (\d+) key groups: primary \S+ lsn \d+ \(applied \d+, (\d+) open entries\)/)?.slice(1).map(Number))).toEqual([0, 1, 2].map((p) => [86, perPartition[p]]));
+    expect(lines.map((line) => line.match(/^p\d healthy epoch \d+, (\d+) key groups: primary \S+ lsn \d+ \(applied \d+, (\d+) open entries(?:, \d+ events\/s)?\)/)?.slice(1).map(Number))).toEqual([0, 1, 2].map((p) => [86, perPartition[p]]));
+  });
+
+  it("shows each replica's events per second, measured by its monitor between two probes", async () => {
+    expect((await call("PUT", "/v1/dataflows/kg-rate", clicksSpec("kg-rate-clicks", { partitions: 2 }))).status).toBe(201);
+    const rates = async () => (await statusOf("kg-rate")).partitions.map((p) => p.replicas.map((r) => r.eventsPerSecond));
+    await runDurableObjectAlarm(monitorOf("kg-rate"));
+    await placements("kg-rate-clicks", "p");
+    await runDurableObjectAlarm(monitorOf("kg-rate"));
+    const shown = await rates();
+    for (const replicas of shown) for (const rate of replicas) expect(typeof rate).toBe("number");
+    // Both replicas of a partition apply the same records; every key landed somewhere.
+    expect(shown.reduce((n, [primary]) => n + (primary ?? 0), 0)).toBeGreaterThan(0);
+    const summary = (await (await call("GET", "/v1/status?view=summary")).json()) as { dataflows: { id: string; partitions: string[] }[] };
+    for (const line of summary.dataflows.find((d) => d.id === "kg-rate")?.partitions ?? []) expect(line).toMatch(/open entries, \d+ events\/s\); standby /);
   });
 
   it("routes writes and one-key reads by the owners the stored table names", async () => {

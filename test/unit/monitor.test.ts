@@ -96,10 +96,30 @@ describe("a monitor that dies half-way", () => {
 });
 
 describe("planMonitorTick", () => {
-  const probe = (ok: boolean, lsn = 0, dataflowId = "df"): ProbeResult =>
+  const probe = (ok: boolean, lsn = 0, dataflowId = "df", recordsApplied = 0): ProbeResult =>
     ok
-      ? { ok, status: { name: "", dataflowId, partition: 0, role: "primary", epoch: 1, hasStandby: true, standby: "s", holdLogAfterLsn: null, configVersion: 1, readers: [], lsn, appliedLsn: lsn, standbyAckLsn: 0, checkpointLsn: 0, outputSeq: 0, lateRecords: 0, openEntries: 0, checkpointChars: 0 } }
+      ? { ok, status: { name: "", dataflowId, partition: 0, role: "primary", epoch: 1, hasStandby: true, standby: "s", holdLogAfterLsn: null, configVersion: 1, readers: [], lsn, appliedLsn: lsn, standbyAckLsn: 0, checkpointLsn: 0, outputSeq: 0, lateRecords: 0, openEntries: 0, checkpointChars: 0, recordsApplied } }
       : { ok, error: "timeout" };
+
+  it("measures each replica's events per second between two answered probes; unknown after a restart or a miss", () => {
+    const record = makeRecord("df");
+    const health: HealthMap = {};
+    const { primary = "" } = record.routes[0] ?? {};
+    const tuning = { failAfterMisses: 3, locationHints: [], missSpacingMs: 1 };
+    const rate = (atMs: number, result: ProbeResult) => {
+      planMonitorTick(record, health, new Map([[primary, result]]), atMs, tuning);
+      return health[primary]?.eventsPerSecond;
+    };
+    expect(rate(1000, probe(true, 1, "df", 100))).toBeNull();
+    expect(rate(1500, probe(true, 2, "df", 600))).toBe(1000);
+    expect(rate(3500, probe(true, 3, "df", 700))).toBe(50);
+    // Restarted: its count began again.
+    expect(rate(4000, probe(true, 4, "df", 10))).toBeNull();
+    expect(rate(5000, probe(true, 5, "df", 2010))).toBe(2000);
+    // A missed probe keeps the last rate; the next answer measures from the last one answered.
+    expect(rate(5500, probe(false))).toBe(2000);
+    expect(rate(6000, probe(true, 6, "df", 3010))).toBe(1000);
+  });
 
   it("waits for the configured number of missed probes before acting", () => {
     const record = makeRecord("df");

@@ -16,14 +16,14 @@ const tuning: ScheduleTuning = { heartbeatMs: 500, watchProbeMs: 500, idleProbeM
 
 const status = (name: string, lsn: number): ReplicaStatus => ({
   name, dataflowId: "df", partition: 0, role: "primary", epoch: 1, hasStandby: true, standby: "s", holdLogAfterLsn: null,
-  configVersion: 1, readers: [], lsn, appliedLsn: lsn, standbyAckLsn: lsn, checkpointLsn: 0, outputSeq: 0, lateRecords: 0, openEntries: 0, checkpointChars: 0,
+  configVersion: 1, readers: [], lsn, appliedLsn: lsn, standbyAckLsn: lsn, checkpointLsn: 0, outputSeq: 0, lateRecords: 0, openEntries: 0, checkpointChars: 0, recordsApplied: 0,
 });
 
 /** Health as if every replica of `record` answered at `atMs` with `lsn` (misses: `missing` missed). */
 function healthOf(record: DataflowRecord, lsn: number, atMs: number, missing: string[] = []): HealthMap {
   const names = record.routes.flatMap((r) => [r.primary, ...(r.standby ? [r.standby] : [])]);
   return Object.fromEntries(
-    names.map((name) => [name, missing.includes(name) ? { misses: 1, lastOkAtMs: null, lastMissAtMs: atMs, last: null } : { misses: 0, lastOkAtMs: atMs, lastMissAtMs: null, last: status(name, lsn) }]),
+    names.map((name) => [name, missing.includes(name) ? { misses: 1, lastOkAtMs: null, lastMissAtMs: atMs, last: null, eventsPerSecond: null } : { misses: 0, lastOkAtMs: atMs, lastMissAtMs: null, last: status(name, lsn), eventsPerSecond: null }]),
   );
 }
 

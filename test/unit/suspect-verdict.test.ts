@@ -24,7 +24,7 @@ const tuning: ScheduleTuning & { failAfterMisses: number; locationHints: string[
 describe("suspectVerdict", () => {
   const record = makeRecord("df", spec({ partitions: 1 }));
   const primary = record.routes[0]?.primary ?? "";
-  const health = (misses: number, lastOkAtMs: number | null): HealthMap => ({ [primary]: { misses, lastOkAtMs, lastMissAtMs: null, last: null } });
+  const health = (misses: number, lastOkAtMs: number | null): HealthMap => ({ [primary]: { misses, lastOkAtMs, lastMissAtMs: null, last: null, eventsPerSecond: null } });
 
   it("is replaced once no route names the replica, answering once a probe after the report was answered", () => {
     expect(suspectVerdict([record], () => health(0, 900), "df/p0/g7", 1_000)).toBe("replaced");

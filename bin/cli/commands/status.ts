@@ -26,10 +26,10 @@ function describeDataflow(d: DataflowStatus, recentEvents = 5): string {
     const standby = p.replicas.find((r) => r !== primary && r.role === "standby");
     const lag = standby?.lag ?? null;
     const recovery = p.recovery ? `${p.recovery.phase} ${p.recovery.replica}` : "-";
-    return [String(p.partition), p.status, String(p.epoch), replicaCell(primary), replicaCell(standby), lag === null ? "-" : String(lag), String(primary?.lateRecords ?? 0), String(p.keyGroups), String(primary?.openEntries ?? "-"), recovery];
+    return [String(p.partition), p.status, String(p.epoch), replicaCell(primary), replicaCell(standby), lag === null ? "-" : String(lag), String(primary?.lateRecords ?? 0), String(p.keyGroups), String(primary?.openEntries ?? "-"), String(primary?.eventsPerSecond ?? "-"), recovery];
   });
   const input = d.stream === null ? `from ${d.from.join(", ")}` : `stream ${d.stream}`;
-  const lines = [`dataflow ${d.id} (${input})${d.ready ? "" : " NOT READY"}`, table([["PART", "STATUS", "EPOCH", "PRIMARY", "STANDBY", "LAG", "LATE", "GROUPS", "ENTRIES", "RECOVERY"], ...rows])];
+  const lines = [`dataflow ${d.id} (${input})${d.ready ? "" : " NOT READY"}`, table([["PART", "STATUS", "EPOCH", "PRIMARY", "STANDBY", "LAG", "LATE", "GROUPS", "ENTRIES", "EV/S", "RECOVERY"], ...rows])];
   if (d.edges.length > 0) {
     const n = (x: number | null) => (x === null ? "?" : String(x));
     const edges = d.edges.map((e) => [`${e.upstream}/p${e.upstreamPartition}`, `p${e.partition}`, n(e.produced), n(e.delivered), n(e.acknowledged), n(e.lag)]);

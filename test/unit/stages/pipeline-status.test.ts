@@ -8,7 +8,7 @@ import type { ReplicaStatus } from "../../../shared/wire/replica-rpc.ts";
 function primary(dataflowId: string, partition: number, outputSeq: number, extra: { sources?: DownstreamProgress; edges?: EdgeStatus[] } = {}): ReplicaStatus {
   return {
     name: `${dataflowId}-${partition}`, dataflowId, partition, role: "primary", epoch: 1, hasStandby: true, standby: `${dataflowId}-${partition}s`,
-    holdLogAfterLsn: null, configVersion: 1, lsn: 10, appliedLsn: 10, standbyAckLsn: 10, checkpointLsn: 0, outputSeq, lateRecords: 0, openEntries: 0, checkpointChars: 0, readers: [],
+    holdLogAfterLsn: null, configVersion: 1, lsn: 10, appliedLsn: 10, standbyAckLsn: 10, checkpointLsn: 0, outputSeq, lateRecords: 0, openEntries: 0, checkpointChars: 0, recordsApplied: 0, readers: [],
     ...extra,
   };
 }
