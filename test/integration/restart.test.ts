@@ -36,7 +36,9 @@ describe("restart of every object", () => {
     await evictDurableObject(env.STREAM_DIRECTORY.getByName(directoryName(stream)));
 
     expect(await results(id)).toEqual(before);
-    expect(await (await call("GET", "/v1/status")).json()).toEqual(statusBefore);
+    // Load measures count since a replica was loaded (and between the monitor's probes): they start again; all else is as before.
+    const withoutLoad = (status: unknown) => JSON.parse(JSON.stringify(status, (key: string, value: unknown) => (key === "recordsApplied" || key === "eventsPerSecond" ? undefined : value))) as unknown;
+    expect(withoutLoad(await (await call("GET", "/v1/status")).json())).toEqual(withoutLoad(statusBefore));
     const resend = await postEvents(stream, "loader", 5, [{ page: `p${(25) % 9}`, ts: 15_000, bytes: 5 }]);
     expect(resend.status).toBe(200);
     expect(((await resend.json()) as { duplicate: boolean }).duplicate).toBe(true);
