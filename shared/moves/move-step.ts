@@ -12,6 +12,7 @@ import type { Refusal } from "../wire/replica-rpc.ts";
 import type { ReplicaEffects, ReplicaState, ReplicaTuning } from "../replica/replica-state.ts";
 import { applyStable, checkEpoch, type StepResult } from "../replica/replica-steps.ts";
 import { NOT_INITIALISED, type ReplicaHost } from "../replica/replica-host.ts";
+import { compileDataflow } from "../operators/compile.ts";
 
 /** What a primary does with a move step: wait until the entry at `waitLsn` is stable, or refuse it. */
 type MoveStepVerdict = { waitLsn: number } | { refused: string };
@@ -53,8 +54,21 @@ function releasedBy(state: ReplicaState, move: number): Released | null {
   return released ? { taken: released.taken, judges: released.judges } : null;
 }
 
-/** Why `step` cannot be logged on top of what is logged here (null: it can). */
+/**
+ * Why `step` cannot be logged on top of what is logged here (null: it can). A step that
+ * could not be applied must never reach the log: both replicas, and every restart, would
+ * fail on it.
+ */
 function contradiction(state: ReplicaState, step: MoveStep): string | null {
+  if ((step.kind === "release" || step.kind === "adopt") && !state.operator.movable) return `the operator of dataflow '${state.meta.dataflowId}' cannot move keys' state between partitions`;
+  if (step.kind === "adopt") {
+    try {
+      // The shape of what is adopted, checked on an empty operator of the same dataflow.
+      compileDataflow(state.meta.spec).bind().adopt(step.taken, () => undefined);
+    } catch (err) {
+      return `what move ${step.move} carries cannot be adopted: ${err instanceof Error ? err.message : String(err)}`;
+    }
+  }
   const held = heldReleases(state);
   if (step.kind === "forget" || step.kind === "return") return held.some((r) => r.move === step.move) ? null : `move ${step.move} released nothing here`;
   const busy = step.groups.filter((g) => held.some((r) => r.groups.includes(g)));

@@ -118,11 +118,32 @@ describe("a key-group move through the log", () => {
       reason: `key groups ${G} were released here by a move that is not over`,
     });
     expect(await step(a.primary, { kind: "forget", move: 9 })).toEqual({ status: "refused", reason: "move 9 released nothing here" });
+    // What an adopt carries is checked before it is logged: a log entry that cannot be applied would stop the replica for good.
+    expect(await step(a.primary, { kind: "adopt", move: 5, of: GROUPS, groups: [9], taken: { open: 1 }, judges: [] })).toEqual({
+      status: "refused",
+      reason: "what move 5 carries cannot be adopted: window aggregate: malformed moved state",
+    });
     expect(await step(a.primary, { kind: "return", move: 3 })).toEqual({ status: "ok", released: null });
     expect(await counts(a.primary)).toEqual({ [moved]: 1, [stays]: 1 });
     expect(await counts(a.standby)).toEqual({ [moved]: 1, [stays]: 1 });
     expect(await write(a.primary, 1, [moved, stays])).toMatchObject({ status: "ok", results: [{ status: "duplicate" }] });
     expect(await write(a.primary, 2, [moved])).toMatchObject({ status: "ok", results: [{ status: "applied" }] });
+  });
+
+  it("refuses to move the state of an operator that cannot hand it over", async () => {
+    const link = new Linked();
+    const host = new ReplicaHost(new MemoryReplicaStorage(), tuning, link);
+    // The join (a stage's operator) has no moves yet.
+    const join = spec({
+      stream: undefined,
+      from: ["x", "y"],
+      key: "key",
+      aggregates: undefined,
+      join: { kind: "inner", left: { n: { op: "sum", field: "values.n" } }, right: { m: { op: "sum", field: "values.n" } } },
+    });
+    host.init({ dataflowId: "dj", partition: 0, spec: join, epoch: 1, version: 1, create: true, name: "dj-a", role: "primary", hasStandby: false });
+    expect(await step(host, { kind: "release", move: 1, of: GROUPS, groups: [1] })).toEqual({ status: "refused", reason: "the operator of dataflow 'dj' cannot move keys' state between partitions" });
+    expect(host.status()?.lsn).toBe(0);
   });
 
   it("what a move left survives checkpoints and a restart", async () => {
