@@ -10,9 +10,10 @@
  * 3. switch: the record's owners send the groups to the target, and both partitions'
  *    epochs rise, so a router holding the old table is refused by either pair and reloads.
  * 4. forget: the source drops what it released (the target holds it on both replicas).
- * Before the switch, a move whose target pair is unavailable is given up (`return`: the
- * source takes its state back), so a fault either finishes the move or leaves the old
- * placement as it was. What a release took is kept in the monitor's memory only; after a
+ * A move whose target pair is unavailable before the adopt is sent is given up (`return`:
+ * the source takes its state back), so a fault either finishes the move or leaves the old
+ * placement as it was; once the adopt may have been applied the move waits for the target
+ * instead (a target that refuses the adopt logged nothing, and the move is given up too). What a release took is kept in the monitor's memory only; after a
  * restart the release is sent again, and the source answers with the same state.
  */
 import type { DataflowRecord, KeyGroupMove, PartitionRoute } from "../wire/routing.ts";
@@ -57,7 +58,8 @@ export async function advanceMove(port: MovePort, record: DataflowRecord, move: 
     await save();
   };
   for (;;) {
-    if (move.phase !== "switch" && move.phase !== "forget" && move.phase !== "return" && to.status === "unavailable") {
+    // Only before an adopt was sent: once it may have been applied, the target may hold the groups too, and giving up would leave them twice.
+    if (move.phase === "release" && to.status === "unavailable") {
       move.failure = `partition ${move.to} became unavailable before the move finished`;
       await enter("return");
     }

@@ -112,6 +112,27 @@ describe("advancing a key-group move", () => {
     expect(w.counts("standby")).toEqual(expected);
   });
 
+  it("once the adopt may have been applied, waits for an unavailable target rather than leave the groups on both pairs", async () => {
+    const w = world();
+    const move = startMove(w.record);
+    const target = w.record.routes[move.to];
+    if (!target) throw new Error("route");
+    // The target applies the adopt, but its answer is lost; then its pair becomes unavailable.
+    const lost: MovePort = { moveStep: async (name, msg) => (await w.port.moveStep(name, msg), msg.step.kind === "adopt" ? Promise.reject(new Error("answer lost")) : w.port.moveStep(name, msg)) };
+    const memo: ReleasedMemo = new Map();
+    expect(await advanceMove(lost, w.record, move, memo, 0, async () => {})).toMatchObject({ state: "waiting", why: expect.stringMatching(/^adopt on .*answer lost$/) });
+    target.status = "unavailable";
+    w.down.add(target.primary);
+    expect(await advanceMove(w.port, w.record, move, memo, 1, async () => {})).toMatchObject({ state: "waiting", why: expect.stringMatching(/^adopt on /) });
+    expect(move.phase).toBe("adopt");
+    // Back: the repeated adopt is answered from what was applied, and the move goes on.
+    target.status = "degraded";
+    w.down.delete(target.primary);
+    expect(await advanceMove(w.port, w.record, move, memo, 2, async () => {})).toMatchObject({ state: "waiting", why: expect.stringMatching(/^forget on .*: behind$/) });
+    w.reconcile();
+    expect(await advanceMove(w.port, w.record, move, memo, 3, async () => {})).toEqual({ state: "finished" });
+  });
+
   it("goes on after a monitor restart and a takeover on the source between release and adopt", async () => {
     const w = world();
     const moved = keyOf(w.record, (g) => g === G);
@@ -145,15 +166,17 @@ describe("advancing a key-group move", () => {
     expect(w.counts("primary")).toEqual({ [moved]: 2 });
   });
 
-  it("gives the move up when the target becomes unavailable before the switch: the source holds the group again", async () => {
+  it("gives the move up when the target becomes unavailable before the adopt was sent: the source holds the group again", async () => {
     const w = world();
     const moved = keyOf(w.record, (g) => g === G);
     await w.send(1, [moved]);
     const move = startMove(w.record);
     const target = w.record.routes[move.to];
     if (!target) throw new Error("route");
-    w.down.add(target.primary);
-    await advanceMove(w.port, w.record, move, new Map(), 0, async () => {});
+    // The source applies the release, but its answer is lost: the move stays in phase release.
+    const lost: MovePort = { moveStep: async (name, msg) => (await w.port.moveStep(name, msg), Promise.reject(new Error("answer lost"))) };
+    expect(await advanceMove(lost, w.record, move, new Map(), 0, async () => {})).toMatchObject({ state: "waiting", why: expect.stringMatching(/answer lost$/) });
+    expect(statuses(await w.send(2, [moved]))).toEqual(["blocked"]);
     target.status = "unavailable";
     expect(await advanceMove(w.port, w.record, move, new Map(), 1, async () => {})).toEqual({ state: "given-up", why: `partition ${move.to} became unavailable before the move finished` });
     expect(w.record.moves).toEqual([]);
