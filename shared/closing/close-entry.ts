@@ -24,7 +24,7 @@ export function isCloseEntry(entry: Pick<LogEntry, "producer">): boolean {
   return entry.producer === CLOSE_PRODUCER;
 }
 
-/** The close entry at `lsn` (its seq is its LSN: unique, and never judged by dedup). */
-export function closeEntryAt(lsn: number): LogEntry {
-  return { lsn, producer: CLOSE_PRODUCER, seq: lsn, records: "[]" };
+/** The close entry to log at `lsn`, without its LSN (its seq is its LSN: unique, and never judged by dedup). */
+export function closeEntryAt(lsn: number): Omit<LogEntry, "lsn"> {
+  return { producer: CLOSE_PRODUCER, seq: lsn, records: "[]" };
 }

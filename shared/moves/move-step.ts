@@ -7,10 +7,9 @@
  */
 import { isMoveEntry, moveEntry, moveStepOf, type MoveStep } from "../keygroups/move-entries.ts";
 import type { InheritedDedup } from "../keygroups/group-dedup.ts";
-import type { LogEntry } from "../wire/persisted.ts";
 import type { Refusal } from "../wire/replica-rpc.ts";
 import type { ReplicaEffects, ReplicaState, ReplicaTuning } from "../replica/replica-state.ts";
-import { applyStable, checkEpoch, type StepResult } from "../replica/replica-steps.ts";
+import { appendEntry, checkEpoch, type StepResult } from "../replica/replica-steps.ts";
 import { NOT_INITIALISED, type ReplicaHost } from "../replica/replica-host.ts";
 import { compileDataflow } from "../operators/compile.ts";
 
@@ -40,12 +39,7 @@ function logMoveStep(state: ReplicaState, msg: { epoch: number; step: MoveStep }
   if (pending) return { reply: { waitLsn: pending.lsn }, effects };
   const problem = contradiction(state, step);
   if (problem !== null) return { reply: { refused: problem }, effects };
-  const entry: LogEntry = { lsn: meta.lsn + 1, ...moveEntry(step) };
-  meta.lsn = entry.lsn;
-  effects.log.push(entry);
-  if (meta.hasStandby) state.pending.push(entry);
-  else applyStable(state, [entry], tuning, effects);
-  return { reply: { waitLsn: entry.lsn }, effects };
+  return { reply: { waitLsn: appendEntry(state, moveEntry(step), tuning, effects) }, effects };
 }
 
 /** What a release of move `move` took, once applied here (null: no such release held). */

@@ -6,7 +6,7 @@
  */
 import { closeEntryAt } from "../closing/close-entry.ts";
 import type { ReplicaEffects, ReplicaState, ReplicaTuning } from "./replica-state.ts";
-import { applyStable, type StepResult } from "./replica-steps.ts";
+import { appendEntry, type StepResult } from "./replica-steps.ts";
 
 /** Whether `state` is a primary whose operator has results due that a close limit held back. */
 export function isClosingPrimary(state: ReplicaState): boolean {
@@ -22,10 +22,5 @@ export function logCloseEntry(state: ReplicaState, tuning: ReplicaTuning): StepR
   const effects: ReplicaEffects = { log: [], outputs: [] };
   const meta = state.meta;
   if (!isClosingPrimary(state) || state.pending.length > 0) return { reply: meta.lsn, effects };
-  const entry = closeEntryAt(meta.lsn + 1);
-  meta.lsn = entry.lsn;
-  effects.log.push(entry);
-  if (meta.hasStandby) state.pending.push(entry);
-  else applyStable(state, [entry], tuning, effects);
-  return { reply: entry.lsn, effects };
+  return { reply: appendEntry(state, closeEntryAt(meta.lsn + 1), tuning, effects), effects };
 }

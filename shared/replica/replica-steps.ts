@@ -87,15 +87,9 @@ export function logBatches(state: ReplicaState, msg: Write, tuning: ReplicaTunin
       if (!meta.hasStandby || meta.standbyAckLsn >= meta.appliedLsn) return { done: { status: "duplicate", lsn: meta.appliedLsn, replicated: meta.hasStandby } };
       return { waitLsn: meta.appliedLsn, status: "duplicate" };
     }
-    const entry: LogEntry = { lsn: meta.lsn + 1, ...batch, records };
-    meta.lsn = entry.lsn;
-    effects.log.push(entry);
-    if (meta.hasStandby) {
-      state.pending.push(entry);
-      return { waitLsn: entry.lsn, status: "applied" };
-    }
-    applyStable(state, [entry], tuning, effects);
-    return { done: { status: "applied", lsn: entry.lsn, replicated: false, late: effects.late?.get(entry.lsn) ?? 0 } };
+    const lsn = appendEntry(state, { ...batch, records }, tuning, effects);
+    if (meta.hasStandby) return { waitLsn: lsn, status: "applied" };
+    return { done: { status: "applied", lsn, replicated: false, late: effects.late?.get(lsn) ?? 0 } };
   });
   return { reply: { status: "ok", verdicts }, effects };
 }
@@ -132,8 +126,21 @@ export function ackStandby(state: ReplicaState, lsn: number, tuning: ReplicaTuni
   return { reply: null, effects };
 }
 
+/**
+ * Primary: logs `body` as the next entry. With a standby it waits, pending, for the
+ * standby; without one it is stable at once and applied. Returns its LSN.
+ */
+export function appendEntry(state: ReplicaState, body: Omit<LogEntry, "lsn">, tuning: ReplicaTuning, effects: ReplicaEffects): number {
+  const entry: LogEntry = { lsn: state.meta.lsn + 1, ...body };
+  state.meta.lsn = entry.lsn;
+  effects.log.push(entry);
+  if (state.meta.hasStandby) state.pending.push(entry);
+  else applyStable(state, [entry], tuning, effects);
+  return entry.lsn;
+}
+
 /** Applies stable entries to the operator and dedup state, numbering outputs and checkpointing on schedule. */
-export function applyStable(state: ReplicaState, entries: readonly LogEntry[], tuning: ReplicaTuning, effects: ReplicaEffects): void {
+function applyStable(state: ReplicaState, entries: readonly LogEntry[], tuning: ReplicaTuning, effects: ReplicaEffects): void {
   const meta = state.meta;
   for (const entry of entries) {
     const lateBefore = state.operator.lateRecords();

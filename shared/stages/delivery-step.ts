@@ -13,7 +13,7 @@ import type { DownstreamProgress } from "../wire/exchange.ts";
 import type { LogEntry } from "../wire/persisted.ts";
 import type { Deliver, DeliverReply, Refusal } from "../wire/replica-rpc.ts";
 import type { ReplicaEffects, ReplicaState, ReplicaTuning } from "../replica/replica-state.ts";
-import { applyStable, checkEpoch, type StepResult } from "../replica/replica-steps.ts";
+import { appendEntry, checkEpoch, type StepResult } from "../replica/replica-steps.ts";
 
 /** What the primary does with a delivery: answer now, or once the entry at `waitLsn` is stable (then with its stable `hw`). */
 export type DeliveryVerdict = { done: DeliverReply } | { waitLsn: number; status: "accepted" | "duplicate" };
@@ -46,14 +46,8 @@ export function logDelivery(state: ReplicaState, msg: Deliver, tuning: ReplicaTu
     return { reply: covering ? { waitLsn: covering.lsn, status: "duplicate" } : { done: { status: "duplicate", hw: stableHw } }, effects };
   }
   const held = { ...delivery, records: judged.records, outputSeqs: judged.outputSeqs };
-  const entry: LogEntry = { lsn: state.meta.lsn + 1, ...deliveryEntry(held) };
-  state.meta.lsn = entry.lsn;
-  effects.log.push(entry);
-  if (state.meta.hasStandby) {
-    state.pending.push(entry);
-    return { reply: { waitLsn: entry.lsn, status: "accepted" }, effects };
-  }
-  applyStable(state, [entry], tuning, effects);
+  const lsn = appendEntry(state, deliveryEntry(held), tuning, effects);
+  if (state.meta.hasStandby) return { reply: { waitLsn: lsn, status: "accepted" }, effects };
   return { reply: { done: { status: "accepted", hw: state.sources[key]?.hw ?? 0 } }, effects };
 }
 
