@@ -11,27 +11,40 @@ import type { FluxRecord } from "../wire/window-result.ts";
 import { judgeBatch } from "./group-dedup.ts";
 import { keyGroupOf } from "./key-groups.ts";
 import { isMoveEntry, moveStepOf } from "./move-entries.ts";
-import { releasedGroups, type MoveState } from "./move-state.ts";
+import type { MoveState } from "./move-state.ts";
 
 /**
  * Why a write must wait: the groups of its records this replica released or is releasing
  * (null: none). Parses the records only while a release is in hand.
  */
 export function movingAway(moves: MoveState, pending: readonly LogEntry[], batches: readonly { records: string }[]): string | null {
-  const away = new Set(releasedGroups(moves));
-  for (const entry of pending) {
-    if (!isMoveEntry(entry)) continue;
-    const step = moveStepOf(entry);
-    if (step.kind === "release") step.groups.forEach((g) => away.add(g));
-    // A release given up before it applied gives its groups back.
-    if (step.kind === "return") moves.released.find((r) => r.move === step.move)?.groups.forEach((g) => away.delete(g));
-  }
+  const away = new Set(heldReleases(moves, pending).flatMap((r) => r.groups));
   if (away.size === 0) return null;
   const of = groupCount(moves, pending);
   const hit = new Set<number>();
-  for (const batch of batches) for (const record of JSON.parse(batch.records) as FluxRecord[]) if (away.has(keyGroupOf(record[0], of))) hit.add(keyGroupOf(record[0], of));
+  for (const batch of batches) {
+    for (const record of JSON.parse(batch.records) as FluxRecord[]) {
+      const group = keyGroupOf(record[0], of);
+      if (away.has(group)) hit.add(group);
+    }
+  }
   if (hit.size === 0) return null;
   return `key group${hit.size === 1 ? "" : "s"} ${[...hit].sort((a, b) => a - b).join(", ")} ${hit.size === 1 ? "is" : "are"} moving to another partition`;
+}
+
+/**
+ * The releases held once everything logged here is applied: the applied ones and the
+ * pending ones, less those a pending forget or return ends.
+ */
+export function heldReleases(moves: MoveState, pending: readonly LogEntry[]): { move: number; groups: number[] }[] {
+  let held = moves.released.map((r) => ({ move: r.move, groups: r.groups }));
+  for (const entry of pending) {
+    if (!isMoveEntry(entry)) continue;
+    const step = moveStepOf(entry);
+    if (step.kind === "release") held.push({ move: step.move, groups: step.groups });
+    else if (step.kind === "forget" || step.kind === "return") held = held.filter((r) => r.move !== step.move);
+  }
+  return held;
 }
 
 /** The key-group count: the state's, or that of a release still pending on a replica no move has touched. */

@@ -4,17 +4,15 @@
  * checkpoint, so a restart, a promotion or a seeded standby holds the same.
  */
 import { z } from "zod";
-import { DedupStateSchema, type DedupState } from "../wire/persisted.ts";
+import type { DedupState } from "../wire/persisted.ts";
 import type { Emit, LiveOperator } from "../operators/operator.ts";
 import type { WindowResult } from "../wire/window-result.ts";
 import { judgesOf, withoutGroups, type InheritedDedup } from "./group-dedup.ts";
 import { keyGroupOf } from "./key-groups.ts";
-import type { MoveStep } from "./move-entries.ts";
+import { JudgeSchema, type MoveStep } from "./move-entries.ts";
 
 /** Move steps remembered as applied, so a repeated one is a no-op; a move's steps come within a few of each other. */
 const STEPS_REMEMBERED = 64;
-
-const JudgeSchema = z.object({ groups: z.array(z.number().int().min(0)), dedup: DedupStateSchema });
 
 export const MoveStateSchema = z.object({
   /** The dataflow's key-group count, by which records are grouped (0: no move has touched this replica). */
@@ -36,11 +34,6 @@ export function noMoves(): MoveState {
 /** Whether a move has left anything to keep in a checkpoint. */
 export function hasMoves(moves: MoveState): boolean {
   return moves.of !== 0;
-}
-
-/** The groups whose records this replica refuses: released by a move not forgotten. */
-export function releasedGroups(moves: MoveState): number[] {
-  return moves.released.flatMap((r) => r.groups);
 }
 
 /** What applying a move step touches: the replica's move state, operator and own dedup memory. */

@@ -6,6 +6,7 @@
  * there is one): a release then names what it took, for the monitor to carry to the target.
  */
 import { isMoveEntry, moveEntry, moveStepOf, type MoveStep } from "../keygroups/move-entries.ts";
+import { heldReleases } from "../keygroups/move-admission.ts";
 import type { InheritedDedup } from "../keygroups/group-dedup.ts";
 import type { Refusal } from "../wire/replica-rpc.ts";
 import type { ReplicaEffects, ReplicaState, ReplicaTuning } from "../replica/replica-state.ts";
@@ -63,24 +64,13 @@ function contradiction(state: ReplicaState, step: MoveStep): string | null {
       return `what move ${step.move} carries cannot be adopted: ${err instanceof Error ? err.message : String(err)}`;
     }
   }
-  const held = heldReleases(state);
+  const held = heldReleases(state.moves, state.pending);
   if (step.kind === "forget" || step.kind === "return") return held.some((r) => r.move === step.move) ? null : `move ${step.move} released nothing here`;
   const busy = step.groups.filter((g) => held.some((r) => r.groups.includes(g)));
   if (busy.length === 0) return null;
   return `key groups ${busy.join(", ")} were released here by a move that is not over`;
 }
 
-/** The releases held once everything logged is applied: the applied ones and the pending ones, less those a pending forget or return ends. */
-function heldReleases(state: ReplicaState): { move: number; groups: number[] }[] {
-  let held = state.moves.released.map((r) => ({ move: r.move, groups: r.groups }));
-  for (const entry of state.pending) {
-    if (!isMoveEntry(entry)) continue;
-    const step = moveStepOf(entry);
-    if (step.kind === "release") held.push({ move: step.move, groups: step.groups });
-    else if (step.kind === "forget" || step.kind === "return") held = held.filter((r) => r.move !== step.move);
-  }
-  return held;
-}
 
 /** What a monitor asks of a pair's primary: one step of a move, in the epoch it knows. */
 export interface MoveStepRequest {
