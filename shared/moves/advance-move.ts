@@ -13,8 +13,9 @@
  * A move whose target pair is unavailable before the adopt is sent is given up (`return`:
  * the source takes its state back), so a fault either finishes the move or leaves the old
  * placement as it was; once the adopt may have been applied the move waits for the target
- * instead (a target that refuses the adopt logged nothing, and the move is given up too). What a release took is kept in the monitor's memory only; after a
- * restart the release is sent again, and the source answers with the same state.
+ * instead (a target that refuses the adopt logged nothing, and the move is given up too).
+ * What a release took is kept in the monitor's memory only; after a restart the release is
+ * sent again, and the source answers with the same state.
  */
 import type { DataflowRecord, KeyGroupMove, PartitionRoute } from "../wire/routing.ts";
 import { keyGroupMapOf, ownerOf } from "../keygroups/key-groups.ts";

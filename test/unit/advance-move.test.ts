@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { advanceMove, type MovePort, type ReleasedMemo } from "../../shared/moves/advance-move.ts";
+import type { MoveStep } from "../../shared/keygroups/move-entries.ts";
 import { carryOutMoveStep } from "../../shared/moves/move-step.ts";
 import { keyGroupMapOf, keyGroupOf, partitionOfKey } from "../../shared/keygroups/key-groups.ts";
 import { desiredConfigs } from "../../shared/monitor/desired-config.ts";
@@ -81,6 +82,27 @@ function startMove(record: DataflowRecord) {
   return record.moves[record.moves.length - 1] ?? move;
 }
 
+/** A world where batch 1 put a key of group G on its partition, and a move of G has started. */
+async function movingG() {
+  const w = world();
+  const moved = keyOf(w.record, (g) => g === G);
+  await w.send(1, [moved]);
+  const move = startMove(w.record);
+  const source = w.record.routes[move.from];
+  const target = w.record.routes[move.to];
+  if (!source || !target) throw new Error("routes");
+  return { w, moved, move, source, target };
+}
+
+/** `port`, except that the answers to steps of `kind` are lost after the step was carried out. */
+const losing = (port: MovePort, kind: MoveStep["kind"]): MovePort => ({
+  async moveStep(name, msg) {
+    const reply = await port.moveStep(name, msg);
+    if (msg.step.kind === kind) throw new Error("answer lost");
+    return reply;
+  },
+});
+
 const statuses = (replies: readonly WriteReply[]) => replies.map((r) => (r.status === "ok" ? r.results.map((o) => o.status).join(",") : r.status));
 
 describe("advancing a key-group move", () => {
@@ -113,14 +135,10 @@ describe("advancing a key-group move", () => {
   });
 
   it("once the adopt may have been applied, waits for an unavailable target rather than leave the groups on both pairs", async () => {
-    const w = world();
-    const move = startMove(w.record);
-    const target = w.record.routes[move.to];
-    if (!target) throw new Error("route");
+    const { w, move, target } = await movingG();
     // The target applies the adopt, but its answer is lost; then its pair becomes unavailable.
-    const lost: MovePort = { moveStep: async (name, msg) => (await w.port.moveStep(name, msg), msg.step.kind === "adopt" ? Promise.reject(new Error("answer lost")) : w.port.moveStep(name, msg)) };
     const memo: ReleasedMemo = new Map();
-    expect(await advanceMove(lost, w.record, move, memo, 0, async () => {})).toMatchObject({ state: "waiting", why: expect.stringMatching(/^adopt on .*answer lost$/) });
+    expect(await advanceMove(losing(w.port, "adopt"), w.record, move, memo, 0, async () => {})).toMatchObject({ state: "waiting", why: expect.stringMatching(/^adopt on .*answer lost$/) });
     target.status = "unavailable";
     w.down.add(target.primary);
     expect(await advanceMove(w.port, w.record, move, memo, 1, async () => {})).toMatchObject({ state: "waiting", why: expect.stringMatching(/^adopt on /) });
@@ -134,13 +152,8 @@ describe("advancing a key-group move", () => {
   });
 
   it("goes on after a monitor restart and a takeover on the source between release and adopt", async () => {
-    const w = world();
-    const moved = keyOf(w.record, (g) => g === G);
-    await w.send(1, [moved]);
-    const move = startMove(w.record);
-    const target = w.record.routes[move.to];
-    const source = w.record.routes[move.from];
-    if (!target || !source?.standby) throw new Error("routes");
+    const { w, moved, move, source, target } = await movingG();
+    if (!source.standby) throw new Error("the source has no standby");
     // The target's primary does not answer: the move waits in adopt.
     w.down.add(target.primary);
     const first = await advanceMove(w.port, w.record, move, new Map(), 0, async () => {});
@@ -167,15 +180,9 @@ describe("advancing a key-group move", () => {
   });
 
   it("gives the move up when the target becomes unavailable before the adopt was sent: the source holds the group again", async () => {
-    const w = world();
-    const moved = keyOf(w.record, (g) => g === G);
-    await w.send(1, [moved]);
-    const move = startMove(w.record);
-    const target = w.record.routes[move.to];
-    if (!target) throw new Error("route");
+    const { w, moved, move, target } = await movingG();
     // The source applies the release, but its answer is lost: the move stays in phase release.
-    const lost: MovePort = { moveStep: async (name, msg) => (await w.port.moveStep(name, msg), Promise.reject(new Error("answer lost"))) };
-    expect(await advanceMove(lost, w.record, move, new Map(), 0, async () => {})).toMatchObject({ state: "waiting", why: expect.stringMatching(/answer lost$/) });
+    expect(await advanceMove(losing(w.port, "release"), w.record, move, new Map(), 0, async () => {})).toMatchObject({ state: "waiting", why: expect.stringMatching(/answer lost$/) });
     expect(statuses(await w.send(2, [moved]))).toEqual(["blocked"]);
     target.status = "unavailable";
     expect(await advanceMove(w.port, w.record, move, new Map(), 1, async () => {})).toEqual({ state: "given-up", why: `partition ${move.to} became unavailable before the move finished` });
