@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench [-- --quick | --profile [--partitions N] [--replication R] [--plain] [--cpuprofile <path>] | --report-only | --idle-only | --control-plane-only | --state-bytes-only | --recovery-only [--keys N[,M...]] [--seed-pacing X] [--after-matrix] [--cpuprofile <dir>] [--before <git ref>]] [--before <git ref>]`: builds the
+// `npm run bench [-- --quick | --profile [--partitions N] [--replication R] [--plain] [--cpuprofile <path>] | --report-only | --idle-only | --control-plane-only | --state-bytes-only | --rescale-only | --recovery-only [--keys N[,M...]] [--seed-pacing X] [--after-matrix] [--cpuprofile <dir>] [--before <git ref>]] [--before <git ref>]`: builds the
 // real worker bundle (and the bench's two baselines and traced build), runs them in local workerd through the Miniflare API,
 // drives them from this process, and writes bench/results/*.json, docs/BENCHMARKS.md and its
 // SVG plots. Every ratio compares numbers from this one run.
@@ -18,6 +18,7 @@ import { tmpfsCells } from "./tmpfs-cells.mjs";
 import { costProfile, countedEvents, failover, rawBaseline, recovery } from "./scenarios.mjs";
 import { pipelineScenario } from "./pipeline.mjs";
 import { controlPlaneScenario } from "./control-plane.mjs";
+import { rescaleScenario } from "./rescale.mjs";
 
 /** Rounds of the 100-event throughput cells in a full run (one in `--quick`): one design's cells varied by up to a fifth within a run. */
 const MATRIX_ROUNDS = 3;
@@ -67,6 +68,23 @@ if (process.argv.includes("--state-bytes-only")) {
   writeReport(results);
   process.exit(0);
 }
+/** Issue 28's rescale scenario: 4 -> 8 partitions under load. */
+async function rescaleRun(scriptPath, quick, log) {
+  log("rescale: grow a P=4, R=2 dataflow to P=8 under load (key groups move while ingest goes on)");
+  const r = await rescaleScenario(scriptPath, quick ? { beforeMs: 3_000, maxMs: 60_000 } : { beforeMs: 8_000, maxMs: 120_000 }, log);
+  log(`  ${r.movesEnded} of ${r.queuedMoves} moves ended in ${Math.round(r.totalMs)} ms (${r.givenUp} given up); ingest meanwhile at ${(r.ratio * 100).toFixed(0)}% of before; longest wait of a group's posts ${r.waits.maxMs} ms; lost ${r.lost}, duplicated ${r.duplicated}`);
+  return r;
+}
+
+if (process.argv.includes("--rescale-only")) {
+  // Reruns the rescale scenario alone and rewrites the report with it (the rest from the last full run).
+  const results = JSON.parse(readFileSync("bench/results/full.json", "utf8"));
+  results.rescale = await rescaleRun(buildBundle(), false, (line) => console.log(line));
+  writeFileSync("bench/results/full.json", `${JSON.stringify(results, null, 2)}\n`);
+  writeReport(results);
+  process.exit(0);
+}
+
 /** The last commit before issue 29: one coordinator for every dataflow's routing and monitor (the control plane's "before"). */
 const CONTROL_PLANE_BEFORE = "4629b80";
 
@@ -283,6 +301,8 @@ try {
   log("pipeline: two stages (P=4 -> P=4, R=2) against the first alone, the delay to the last stage, an upstream crash");
   const pipelineRuns = quick ? { durationMs: 1_500, rounds: 1, latencyMs: 6_000, crashMs: 8_000 } : { durationMs: 8_000, rounds: 3, latencyMs: 15_000, crashMs: 15_000 };
   results.pipeline = await pipelineScenario(scriptPath, pipelineRuns, log);
+
+  results.rescale = await rescaleRun(scriptPath, quick, log);
 
   log(`control plane: ${quick ? "5 and 20 dataflows (P=1" : "20 and 200 dataflows (P=1 and P=4"}, R=2), this build and the one before issue 29 (traced builds)`);
   results.controlPlane = await controlPlaneRuns(quick, log);

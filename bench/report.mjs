@@ -5,6 +5,7 @@ import { analysisSection } from "./report-analysis.mjs";
 import { costSections, fmt, pct, writePartitionsPlot } from "./report-cost.mjs";
 import { lineChart } from "./svg.mjs";
 import { pipelineSection } from "./report-pipeline.mjs";
+import { rescaleSection } from "./report-rescale.mjs";
 import { controlPlaneSection } from "./report-control-plane.mjs";
 import { perEventSection } from "./report-cost-30.mjs";
 
@@ -140,6 +141,7 @@ ${fmt(f.crashAtMs / 1000, 1)} s into the run (default settings: heartbeat 500 ms
 Monitor events: ${f.events.map((e) => `\`${e}\``).join("; ")}.
 
 ${pipelineSection(results)}
+${rescaleSection(results)}
 ${controlPlaneSection(results)}
 ## Recovery
 

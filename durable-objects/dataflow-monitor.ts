@@ -46,6 +46,8 @@ export class DataflowMonitor extends DurableObject<Env> {
       if (this.#kv.get("known") !== true) this.#kv.put("known", true);
       const result = await createDataflow(this.#records, (records) => this.#monitor.port(records), this.#config, id, spec);
       if (result.status === "created") await this.#monitor.arm(Date.now() + this.#config.heartbeatMs);
+      // Moves to carry out: the alarm starts on them at once.
+      if (result.status === "rescaling") await this.#monitor.hurry(id);
       return result;
     });
   }

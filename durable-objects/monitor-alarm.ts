@@ -54,6 +54,12 @@ export class MonitorAlarm {
     };
   }
 
+  /** Work was queued for dataflow `id` (key-group moves): its next tick runs at once, through the alarm. */
+  async hurry(id: string): Promise<void> {
+    this.#schedule.hurry(id);
+    await this.arm(Date.now());
+  }
+
   /** A failed or timed-out call to `replica`: tick now (in this call, not through the alarm), at most once per miss spacing. */
   async report(replica: string | null): Promise<void> {
     const atMs = this.#schedule.report(replica, Date.now());

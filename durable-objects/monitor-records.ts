@@ -9,6 +9,7 @@ import { z } from "zod";
 import { durableHealth } from "../shared/monitor/durable-health.ts";
 import type { IdleMarker } from "../shared/monitor/probe-schedule.ts";
 import type { MonitorStore } from "../shared/monitor/run-monitor-tick.ts";
+import type { ReleasedMemo } from "../shared/moves/advance-move.ts";
 import { DataflowRecordSchema, HealthMapSchema, type DataflowRecord, type HealthMap } from "../shared/wire/routing.ts";
 
 const DATAFLOW = "dataflow:";
@@ -25,6 +26,8 @@ export class MonitorRecords {
   readonly #health = new Map<string, HealthMap>();
   /** `durableHealth` of what is stored, per dataflow. */
   readonly #storedHealth = new Map<string, string>();
+  /** What the releases of each dataflow's moves took (memory only: lost with the object, then asked for again). */
+  readonly #released = new Map<string, ReleasedMemo>();
 
   constructor(kv: SyncKvStorage) {
     this.#kv = kv;
@@ -66,6 +69,11 @@ export class MonitorRecords {
   tickStore(records: readonly DataflowRecord[], onChanged: () => void): MonitorStore {
     const stored = new Map(records.map((record) => [record.id, JSON.stringify(record)]));
     return {
+      released: (id) => {
+        let memo = this.#released.get(id);
+        if (!memo) this.#released.set(id, (memo = new Map()));
+        return memo;
+      },
       save: async (record, health) => {
         const json = JSON.stringify(record);
         if (stored.get(record.id) !== json) {

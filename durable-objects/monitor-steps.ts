@@ -8,13 +8,19 @@ import type { FluxConfig } from "../shared/config.ts";
 import { desiredConfigs } from "../shared/monitor/desired-config.ts";
 import type { MonitorPort } from "../shared/monitor/monitor-port.ts";
 import type { IdleMarker } from "../shared/monitor/probe-schedule.ts";
-import { isSameSpec, planDataflow } from "../shared/plan-dataflow.ts";
+import { changedFields, isSameSpec, planDataflow } from "../shared/plan-dataflow.ts";
+import { planGrowth, type RescaleRefusal } from "../shared/moves/plan-rescale.ts";
 import type { DataflowSpec } from "../shared/wire/dataflow-spec.ts";
-import type { DataflowRecord, HealthMap } from "../shared/wire/routing.ts";
+import type { DataflowRecord, HealthMap, PartitionRoute } from "../shared/wire/routing.ts";
 import type { MonitorRecords } from "./monitor-records.ts";
 
-/** What creating a dataflow in its monitor found or did. */
-export type MonitorCreateResult = { status: "created" | "unchanged" | "conflict" | "deleting"; record: DataflowRecord };
+/**
+ * What creating a dataflow in its monitor found or did: `rescaling` when only its partition
+ * count changed and the moves are planned (issue 28); `refused` when that cannot be done (why).
+ */
+export type MonitorCreateResult =
+  | { status: "created" | "unchanged" | "conflict" | "deleting" | "rescaling"; record: DataflowRecord }
+  | { status: "refused"; record: DataflowRecord; refusal: RescaleRefusal };
 
 /** What the monitor of a dataflow from before the upgrade takes over from the registry. */
 export interface AdoptedState {
@@ -28,7 +34,8 @@ export interface AdoptedState {
 /**
  * Creates dataflow `id` (its first epoch above any deleted one's), configures every replica
  * and marks it ready; or confirms an identical one, finishing a creation that was
- * interrupted. A different spec is a conflict; one being deleted stays so.
+ * interrupted; or, when only the partition count differs, rescales it (`rescaleDataflow`).
+ * Another difference is a conflict; one being deleted stays so.
  */
 export async function createDataflow(
   records: MonitorRecords,
@@ -39,24 +46,52 @@ export async function createDataflow(
 ): Promise<MonitorCreateResult> {
   const existing = records.read(id);
   if (existing?.deleting) return { status: "deleting", record: existing };
-  if (existing && !isSameSpec(existing.spec, spec)) return { status: "conflict", record: existing };
+  if (existing && !isSameSpec(existing.spec, spec)) {
+    const onlyPartitions = changedFields(existing.spec, spec).join() === "partitions";
+    return existing.ready && onlyPartitions ? rescaleDataflow(records, portFor, config, existing, spec.partitions) : { status: "conflict", record: existing };
+  }
   const record = existing ?? planDataflow(id, spec, Date.now(), config.locationHints, records.tombstone(id) + 1);
   if (!existing) records.put(record);
   if (!record.ready) {
-    // Placed by the record's location hints: these calls create the replicas.
-    const port = portFor([record]);
-    await Promise.all(
-      record.routes.flatMap((route) =>
-        desiredConfigs(record, route).map(async (init) => {
-          const reply = await port.configure(init.name, { ...init, create: true });
-          if (reply.status !== "ok") throw new Error(`replica ${init.name} refused its configuration: ${reply.status}`);
-        }),
-      ),
-    );
+    await createReplicas(portFor([record]), record, record.routes);
     record.ready = true;
     records.put(record);
   }
   return { status: existing?.ready ? "unchanged" : "created", record };
+}
+
+/**
+ * Grows a ready dataflow to `partitions` partitions (issue 28): creates the new partitions'
+ * replicas, then stores the record with their routes and the moves that even out the key
+ * groups (`plan-rescale.ts`), which the monitor's ticks carry out while ingest goes on. A
+ * replica that cannot be created fails the request before anything is stored (resending it
+ * is safe: creating is idempotent).
+ */
+async function rescaleDataflow(
+  records: MonitorRecords,
+  portFor: (records: DataflowRecord[]) => MonitorPort,
+  config: FluxConfig,
+  existing: DataflowRecord,
+  partitions: number,
+): Promise<MonitorCreateResult> {
+  const record = structuredClone(existing);
+  const planned = planGrowth(record, partitions, Date.now(), config.locationHints);
+  if ("refused" in planned) return { status: "refused", record: existing, refusal: planned };
+  await createReplicas(portFor([record]), record, planned.routes);
+  records.put(record);
+  return { status: "rescaling", record };
+}
+
+/** Creates and configures the replicas of `routes` (placed by the record's location hints). @throws Error when one refuses. */
+async function createReplicas(port: Pick<MonitorPort, "configure">, record: DataflowRecord, routes: readonly PartitionRoute[]): Promise<void> {
+  await Promise.all(
+    routes.flatMap((route) =>
+      desiredConfigs(record, route).map(async (init) => {
+        const reply = await port.configure(init.name, { ...init, create: true });
+        if (reply.status !== "ok") throw new Error(`replica ${init.name} refused its configuration: ${reply.status}`);
+      }),
+    ),
+  );
 }
 
 /**

@@ -8,6 +8,8 @@ import { DurableObject } from "cloudflare:workers";
 import { parseFluxConfig } from "../shared/config.ts";
 import type { ResultFilter } from "../shared/operators/operator.ts";
 import type { ReplicaHost } from "../shared/replica/replica-host.ts";
+import type { ReplicaTuning } from "../shared/replica/replica-state.ts";
+import { carryOutMoveStep, type MoveStepRequest } from "../shared/moves/move-step.ts";
 import { StageNode } from "../shared/stages/stage-node.ts";
 import { acceptOutputs, acceptSeedChunk, beginSeed, finishSeed, readSeedChunk, seedProgress } from "../shared/replica/replica-seeding.ts";
 import { SLOW_FAULT_DELAY_MS, type FaultKind } from "../shared/wire/admin.ts";
@@ -25,6 +27,7 @@ const FORWARD_SHARE_OF_TIMEOUT = 0.6;
 export class PartitionReplica extends DurableObject<Env> {
   readonly #node: StageNode;
   readonly #host: ReplicaHost;
+  readonly #tuning: ReplicaTuning;
   readonly #faultsEnabled: boolean;
   #fault: ActiveFault | null;
   #heal = deferred();
@@ -41,6 +44,7 @@ export class PartitionReplica extends DurableObject<Env> {
     const forwards = forwardPort(env, forwardTimeoutMs, (run) => this.#gate(run));
     this.#node = new StageNode(storage, config, forwards, deliveryPort(env, config.replicaTimeoutMs, wakeAt), () => Date.now());
     this.#host = this.#node.host;
+    this.#tuning = config;
     this.#faultsEnabled = config.enableFaults;
     // An injected crash or hang outlives eviction, as a real outage would.
     this.#fault = this.#faultsEnabled ? (ctx.storage.kv.get<ActiveFault>("fault") ?? null) : null;
@@ -71,6 +75,10 @@ export class PartitionReplica extends DurableObject<Env> {
   /** Stage primary (issue 27): logs a delivery from an upstream partition and answers once stable. */
   async deliver(msg: Deliver) {
     return this.#gate(() => this.#node.deliver(msg));
+  }
+  /** Primary: one step of a key-group move (issue 28), answered once stable. */
+  async moveStep(msg: MoveStepRequest) {
+    return this.#gate(() => carryOutMoveStep(this.#host, msg, this.#tuning));
   }
   /** The deliverer's backstop (retries and paced deliveries to stages) when the object was evicted before its timer fired. */
   override async alarm(): Promise<void> {

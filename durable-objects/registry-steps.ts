@@ -8,7 +8,8 @@
  */
 import { stageProblems } from "../shared/dataflow-checks/stage-input.ts";
 import { specProblems } from "../shared/dataflow-checks/stream-schema-fit.ts";
-import { isSameSpec } from "../shared/plan-dataflow.ts";
+import { changedFields, isSameSpec } from "../shared/plan-dataflow.ts";
+import type { RescaleRefusal } from "../shared/moves/plan-rescale.ts";
 import { sourcesOf, type DataflowSpec } from "../shared/wire/dataflow-spec.ts";
 import type { DataflowRecord } from "../shared/wire/routing.ts";
 import type { SchemaProblem } from "../shared/wire/stream-schema.ts";
@@ -25,7 +26,8 @@ interface StageStart {
 
 /** Outcome of creating a dataflow; a stage's also says where it starts reading each upstream. */
 export type PutDataflowResult =
-  | { status: "created" | "unchanged"; record: DataflowRecord; starts: StageStart[]; warnings: string[] }
+  | { status: "created" | "unchanged" | "rescaling"; record: DataflowRecord; starts: StageStart[]; warnings: string[] }
+  | { status: "refused"; record: DataflowRecord; refusal: RescaleRefusal }
   | { status: "conflict"; record: DataflowRecord }
   | { status: "deleting"; record: DataflowRecord }
   | { status: "invalid"; problems: SchemaProblem[] };
@@ -55,18 +57,25 @@ export interface RegistryContext {
   syncDirectory(stream: string): Promise<void>;
 }
 
-/** Creates dataflow `id`, or confirms an identical one; a different spec under an existing id is a conflict. */
+/**
+ * Creates dataflow `id`, or confirms an identical one; a spec that differs from the stored
+ * one in its partition count alone rescales it (issue 28); any other difference under an
+ * existing id is a conflict.
+ */
 export async function putDataflow(o: RegistryContext, id: string, spec: DataflowSpec): Promise<PutDataflowResult> {
   const problems = inputProblems(o, id, spec);
   if (problems.length > 0) return { status: "invalid", problems };
   let entry = o.entries.read(id);
   if (entry && (entry.deleting || !isSameSpec(entry.spec, spec))) {
     const { record } = await o.monitor(id).lookup();
-    if (record) return { status: entry.deleting ? "deleting" : "conflict", record };
-    // Its monitor holds nothing: a deletion finished (its note to the registry was lost), or a
-    // creation never reached the monitor (nobody was told it exists). The id is free.
-    o.entries.remove(id);
-    entry = null;
+    const rescale = record !== null && !entry.deleting && changedFields(record.spec, spec).join() === "partitions";
+    if (record && !rescale) return { status: entry.deleting ? "deleting" : "conflict", record };
+    if (!record) {
+      // Its monitor holds nothing: a deletion finished (its note to the registry was lost), or a
+      // creation never reached the monitor (nobody was told it exists). The id is free.
+      o.entries.remove(id);
+      entry = null;
+    }
   }
   if (!entry) o.entries.put({ v: 1, id, spec, createdAtMs: Date.now(), deleting: false });
   const created = await o.monitor(id).create(id, spec);
@@ -74,6 +83,8 @@ export async function putDataflow(o: RegistryContext, id: string, spec: Dataflow
     o.entries.put({ v: 1, id, spec: created.record.spec, createdAtMs: created.record.createdAtMs, deleting: created.record.deleting });
     return { status: created.status, record: created.record };
   }
+  if (created.status === "refused") return created;
+  if (created.status === "rescaling") o.entries.put({ v: 1, id, spec: created.record.spec, createdAtMs: created.record.createdAtMs, deleting: false });
   if (spec.stream !== undefined) await o.syncDirectory(spec.stream);
   const sources = sourcesOf(spec);
   const starts = await Promise.all(sources.map(async (dataflow) => ({ dataflow, resultsSoFar: await o.monitor(dataflow).resultsSoFar() })));

@@ -95,6 +95,7 @@ export function monitorPort(env: Env, probeTimeoutMs: number, callTimeoutMs: num
     paceSeed: seedPacer(seedPacing),
     flush: (name, epoch) => call(name, "flush", async () => stub(name).flush(epoch)),
     write: (name, msg) => call(name, "write", async () => stub(name).write(msg)),
+    moveStep: (name, msg) => call(name, "moveStep", async () => stub(name).moveStep(msg)),
   };
 }
 

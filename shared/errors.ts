@@ -16,6 +16,7 @@ const ERROR_TABLE = {
   UNKNOWN_DATAFLOW: { status: 404, retryable: false },
   SPEC_CONFLICT: { status: 409, retryable: false },
   DATAFLOW_IN_USE: { status: 409, retryable: false },
+  RESCALE_IN_PROGRESS: { status: 409, retryable: true },
   SEQ_TOO_OLD: { status: 409, retryable: false },
   PAYLOAD_TOO_LARGE: { status: 413, retryable: false },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false },

@@ -42,6 +42,14 @@ export const dataflowRoutes = new Hono<AppEnv>()
     if (result.status === "deleting") {
       throw new FluxError("SPEC_CONFLICT", `dataflow '${id}' is being deleted; create it again once the DELETE has finished`);
     }
+    if (result.status === "refused") {
+      const { refusal } = result;
+      throw new FluxError(refusal.code, refusal.refused, {
+        changed: ["partitions"],
+        existing: result.record.spec,
+        moves: result.record.moves.length,
+      });
+    }
     if (result.status === "conflict") {
       const changed = changedFields(result.record.spec, spec);
       const why = changed.includes("partitions")
@@ -53,7 +61,8 @@ export const dataflowRoutes = new Hono<AppEnv>()
       });
     }
     if (result.record.spec.stream !== undefined) c.var.routingCache.expire(result.record.spec.stream);
-    return c.json({ status: result.status, dataflow: describe(result.record), starts: result.starts, warnings: result.warnings }, result.status === "created" ? 201 : 200);
+    const code = result.status === "created" ? 201 : result.status === "rescaling" ? 202 : 200;
+    return c.json({ status: result.status, dataflow: describe(result.record), starts: result.starts, warnings: result.warnings }, code);
   })
   .delete("/:id", zValidator("param", IdParamSchema, onInvalid), async (c) => {
     const { id } = c.req.valid("param");

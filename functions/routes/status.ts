@@ -105,6 +105,7 @@ async function describe(record: DataflowRecord, health: HealthMap, ask: (name: s
     ready: record.ready,
     keyGroups: groups.groups,
     partitions,
+    moves: record.moves.map(({ id, groups: moved, from, to, phase, startedAtMs, releasedAtMs }) => ({ id, groups: moved, from, to, phase, startedAt: iso(startedAtMs), releasedAt: iso(releasedAtMs) })),
     events: record.events.map(({ atMs, ...event }) => ({ at: iso(atMs), ...event })),
   };
   return { dataflow, view: { id: record.id, spec: record.spec, primaries } };

@@ -35,7 +35,7 @@ export const subscribeRoutes = new Hono<AppEnv>().get(
     const text = webSocket ? fromQuery : (c.req.header("last-event-id") ?? fromQuery);
     if (text !== undefined && !CursorTextSchema.safeParse(text).success) throw new FluxError("INVALID_REQUEST", "the cursor must look like 0,12,3");
     const cursor = parseCursor(text, record.spec.partitions);
-    if (!cursor) throw new FluxError("INVALID_REQUEST", `the cursor must have one number per partition (${record.spec.partitions})`);
+    if (!cursor) throw new FluxError("INVALID_REQUEST", `the cursor names more partitions than dataflow '${id}' has (${record.spec.partitions}): it must have one number per partition`);
     const revocation = revocationCheck(c);
     // A signed token's feed ends when the token expires, as if maxMs had passed: the client's reconnect then gets the 401.
     const principal = c.var.principal;

@@ -43,7 +43,7 @@ export class FluxClient {
     this.http = new HttpClient(options);
   }
 
-  /** Creates a dataflow (`status: "created"`), or confirms an identical one (`"unchanged"`). */
+  /** Creates a dataflow (`status: "created"`), confirms an identical one (`"unchanged"`), or grows one whose spec differs only in a higher partition count (`"rescaling"`). */
   putDataflow(id: string, spec: DataflowSpecInput) {
     return this.http.json(PutDataflowResponseSchema, "PUT", path("dataflows", id), { body: spec });
   }

@@ -10,10 +10,19 @@
  * So a group that moves in keeps being judged by the memory that judged it where it came
  * from (a segment inherited with it), and the replica's own memory judges the groups it
  * always held. A batch is whole when every judge agrees (the usual case, one lookup each);
- * otherwise its records are kept per group, by that group's judge. After a batch is
- * applied every judge records it: all its parts for the groups held here are now applied.
- * A segment whose memory has become the own memory's (its producers sent `window` more
- * batches since) is retired; its groups are then judged by the own memory again.
+ * otherwise its records are kept per group, by that group's judge.
+ *
+ * A judge records an applied batch only when the batch held records of its groups. A
+ * segment arrives (adopt) before routing sends its groups here (switch): a batch applied
+ * in between holds none of their records, which are still on their way to the source (it
+ * refuses them; the producer resends them here after the switch). Had the segment
+ * recorded that batch, it would drop them as duplicates. Once records of its groups were
+ * applied here, routing has switched: every batch's records of its groups arrive
+ * together from then on, so judging per batch is exact again (`routed`). The own memory
+ * records every batch: its groups were always routed here.
+ *
+ * A routed segment whose memory has become the own memory's (its producers sent `window`
+ * more batches since) is retired; its groups are then judged by the own memory again.
  */
 import { judgeSeq, recordSeq, type DedupVerdict } from "../dedup.ts";
 import type { DedupState } from "../wire/persisted.ts";
@@ -23,6 +32,8 @@ export interface InheritedDedup {
   /** The key groups it judges, ascending. */
   groups: number[];
   dedup: DedupState;
+  /** Records of its groups were applied here since it came: routing sends them here, and it may be retired. */
+  routed: boolean;
 }
 
 /** How a batch is judged: whole, or per key group (a `keep` test on each record's group). */
@@ -39,10 +50,17 @@ export function judgeBatch(home: DedupState, inherited: readonly InheritedDedup[
   return { perGroup: (group) => byGroup.get(group) ?? own };
 }
 
-/** Records an applied batch in the own memory and in every inherited segment. */
-export function recordBatch(home: DedupState, inherited: readonly InheritedDedup[], producer: string, seq: number, window: number): void {
+/**
+ * Records an applied batch in the own memory, and in each inherited segment whose groups
+ * are among `groups` (those of the records applied), which are then routed here.
+ */
+export function recordBatch(home: DedupState, inherited: InheritedDedup[], producer: string, seq: number, window: number, groups: ReadonlySet<number>): void {
   recordSeq(home, producer, seq, window);
-  for (const segment of inherited) recordSeq(segment.dedup, producer, seq, window);
+  for (const segment of inherited) {
+    if (!segment.groups.some((g) => groups.has(g))) continue;
+    recordSeq(segment.dedup, producer, seq, window);
+    segment.routed = true;
+  }
 }
 
 /**
@@ -57,7 +75,7 @@ export function judgesOf(home: DedupState, inherited: readonly InheritedDedup[],
     if (list) list.push(group);
     else bySegment.set(judge, [group]);
   }
-  return [...bySegment].map(([dedup, owned]) => ({ groups: owned, dedup: copyDedup(dedup) }));
+  return [...bySegment].map(([dedup, owned]) => ({ groups: owned, dedup: copyDedup(dedup), routed: false }));
 }
 
 /** A deep copy of a dedup memory. */
@@ -72,16 +90,22 @@ export function withoutGroups(inherited: readonly InheritedDedup[], groups: read
 }
 
 /**
- * The segments to keep: one that judges every seq as the own memory does is retired, and
- * segments that judge alike are merged. Deterministic, so both replicas keep the same.
+ * The segments to keep: a routed one that judges every seq as the own memory does is
+ * retired, and routed segments that judge alike are merged. One not routed yet stays as it
+ * is: it must not start recording batches that hold none of its groups' records.
+ * Deterministic, so both replicas keep the same.
  */
 export function retireSegments(home: DedupState, inherited: readonly InheritedDedup[], window: number): InheritedDedup[] {
   const kept: InheritedDedup[] = [];
   for (const segment of inherited) {
+    if (!segment.routed) {
+      kept.push({ ...segment, groups: [...segment.groups] });
+      continue;
+    }
     if (sameMemory(segment.dedup, home, window)) continue;
-    const twin = kept.find((k) => sameMemory(k.dedup, segment.dedup, window));
+    const twin = kept.find((k) => k.routed && sameMemory(k.dedup, segment.dedup, window));
     if (twin) twin.groups = [...twin.groups, ...segment.groups].sort((a, b) => a - b);
-    else kept.push({ groups: [...segment.groups], dedup: segment.dedup });
+    else kept.push({ groups: [...segment.groups], dedup: segment.dedup, routed: true });
   }
   return kept;
 }

@@ -75,3 +75,23 @@ export function judgeIncoming(home: DedupState, moves: MoveState, batch: { produ
   if (fresh.length === 0) return { verdict: "duplicate", records: batch.records };
   return { verdict: "new", records: fresh.length === records.length ? batch.records : JSON.stringify(fresh) };
 }
+
+/**
+ * The records of a batch that entries still pending here with the same `(producer, seq)`
+ * do not cover, as JSON (null: they cover all, so the batch waits for them). A record is
+ * covered when its group's judge will record that entry once applied: the own memory
+ * records every batch; a segment that came with moved groups only one holding records of
+ * its groups (`group-dedup.ts`). So records of moved-in groups that reach this partition
+ * after the switch are logged, though the batch's other part was logged before it.
+ */
+export function uncoveredByPending(moves: MoveState, records: string, pending: readonly LogEntry[]): string | null {
+  if (moves.inherited.length === 0) return null;
+  const logged = new Set(pending.flatMap((entry) => (JSON.parse(entry.records) as FluxRecord[]).map((record) => keyGroupOf(record[0], moves.of))));
+  const covered = (group: number): boolean => {
+    const segment = moves.inherited.find((s) => s.groups.includes(group));
+    return !segment || segment.groups.some((g) => logged.has(g));
+  };
+  const parsed = JSON.parse(records) as FluxRecord[];
+  const left = parsed.filter((record) => !covered(keyGroupOf(record[0], moves.of)));
+  return left.length === 0 ? null : JSON.stringify(left);
+}

@@ -20,7 +20,7 @@ const MOVE_PRODUCER = "$move";
 
 const Groups = z.array(z.number().int().min(0)).min(1);
 /** A segment of dedup memory that judges some key groups (`group-dedup.ts`), as moves carry and replicas keep it. */
-export const JudgeSchema = z.object({ groups: Groups, dedup: DedupStateSchema });
+export const JudgeSchema = z.object({ groups: Groups, dedup: DedupStateSchema, routed: z.boolean().default(false) });
 
 const MoveStepSchema = z.discriminatedUnion("kind", [
   /** `of`: the dataflow's key-group count, by which records are grouped. */

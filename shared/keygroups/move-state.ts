@@ -78,5 +78,6 @@ export function applyMoveStep(target: MoveTarget, step: MoveStep, out: Emit<Wind
 function adopt(target: MoveTarget, taken: unknown, judges: readonly InheritedDedup[], out: Emit<WindowResult>, closeLimit: number): void {
   target.operator.adopt(taken, out);
   target.operator.process([], out, closeLimit);
-  target.moves.inherited = [...target.moves.inherited, ...judges.map((j) => ({ groups: [...j.groups], dedup: j.dedup }))];
+  // Not routed here yet (a return's groups were never routed away, but the first of their records marks them all the same).
+  target.moves.inherited = [...target.moves.inherited, ...judges.map((j) => ({ groups: [...j.groups], dedup: j.dedup, routed: false }))];
 }

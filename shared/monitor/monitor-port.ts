@@ -3,6 +3,7 @@
  * and deadlines; the simulator backs it with simulated replicas. A call that fails or
  * misses its deadline rejects.
  */
+import type { MovePort } from "../moves/advance-move.ts";
 import type { DataflowSpec } from "../wire/dataflow-spec.ts";
 import type { LogEntry } from "../wire/persisted.ts";
 import type {
@@ -22,7 +23,8 @@ import type {
   WriteReply,
 } from "../wire/replica-rpc.ts";
 
-export interface MonitorPort {
+/** `moveStep` (from `MovePort`): one step of a key-group move on a pair's primary (issue 28). */
+export interface MonitorPort extends MovePort {
   probe(name: string): Promise<ReplicaStatus | null>;
   configure(name: string, msg: InitReplica): Promise<{ status: "ok" } | Refusal>;
   beginSeed(name: string, epoch: number): Promise<BeginSeedReply>;

@@ -5,7 +5,8 @@
  * upstream primary), every `missSpacingMs` while a replica it routes to has missed a probe
  * (so a failure is confirmed quickly), and otherwise:
  * - every heartbeat while it needs the monitor's attention: a partition not healthy or
- *   recovering, a replica that did not answer with its state, or clock ticks to write;
+ *   recovering, a replica that did not answer with its state, clock ticks to write, or
+ *   key-group moves to carry out (issue 28);
  * - every `watchProbeMs` (issue 29) while it is healthy and active: the data path watches it,
  *   since every call a router, a reader or an upstream primary makes to its replicas, and
  *   every forward of a primary to its standby (which fails the write it carries), reports a
@@ -84,6 +85,7 @@ function hasSuspect(record: DataflowRecord, health: HealthMap): boolean {
 function canIdle(record: DataflowRecord, health: HealthMap): boolean {
   return (
     record.spec.idleAdvanceMs === undefined &&
+    record.moves.length === 0 &&
     record.routes.every((r) => r.status === "healthy" && r.recovery === null) &&
     servingReplicas(record).every((name) => health[name]?.misses === 0 && health[name]?.last)
   );

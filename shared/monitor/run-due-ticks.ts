@@ -47,7 +47,7 @@ export async function runDueTicks(host: DueTickHost, schedule: MonitorSchedule, 
   let pending = false;
   if (due.length > 0) {
     const records = due.map(({ record }) => record);
-    pending = (await runMonitorTick(host.port(records), host.tickStore(records), due, startedAtMs, tuning, host.log)).recoveryPending;
+    pending = (await runMonitorTick(host.port(records), host.tickStore(records), due, startedAtMs, tuning, host.log, () => host.now())).recoveryPending;
   }
   for (const { record, health } of due) {
     const seen = schedule.observe(record, health, startedAtMs);

@@ -1,11 +1,13 @@
 /**
  * One monitor tick over all dataflows: probe every replica with a deadline, decide
- * (pure), persist, reconcile replicas to their routes, then advance recoveries. Used by
+ * (pure), persist, reconcile replicas to their routes, then advance recoveries and key-group moves. Used by
  * each dataflow monitor's alarm and by the simulator. Idempotent: a tick cut short anywhere is
  * completed by the next one.
  */
-import type { DataflowRecord, HealthMap } from "../wire/routing.ts";
+import type { DataflowRecord, HealthMap, PartitionRoute } from "../wire/routing.ts";
 import { advanceRecovery, type RecoveryBudget } from "./advance-recovery.ts";
+import type { ReleasedMemo } from "../moves/advance-move.ts";
+import { advanceMoves } from "../moves/advance-moves.ts";
 import { markCallFailures, tickErrors, type MonitorLog } from "./monitor-errors.ts";
 import { desiredConfigs, isConfigured } from "./desired-config.ts";
 import type { MonitorPort, ProbeResult } from "./monitor-port.ts";
@@ -14,9 +16,11 @@ import { noteRetiredProbes, retiredDue, retiredReplicas } from "./retired-probes
 import { sendClockTicks } from "./send-ticks.ts";
 import { syncStandby } from "./sync-standby.ts";
 
-/** Where the tick reads and writes the monitor's records. */
+/** Where the tick reads and writes the monitor's records, and what it keeps of them in memory only. */
 export interface MonitorStore {
   save(record: DataflowRecord, health: HealthMap): Promise<void>;
+  /** What the releases of `dataflow`'s moves took (issue 28): lost with the object, then asked for again. */
+  released(dataflow: string): ReleasedMemo;
 }
 
 /**
@@ -29,6 +33,7 @@ const RECOVERY_CALLS_PER_TICK = 40;
  * Runs one tick for each ready dataflow in `records` (mutated in place).
  * @param log receives errors that are not failed replica calls (bugs), with context;
  *   they are also kept as `monitor-error` events of the dataflow.
+ * @param now the clock that times key-group moves' pauses (default: the tick's start, `nowMs`).
  * @returns `recoveryPending` when a recovery used up its share of calls and should
  *   continue right away rather than a heartbeat later.
  */
@@ -39,8 +44,9 @@ export async function runMonitorTick(
   nowMs: number,
   tuning: MonitorTuning,
   log: MonitorLog,
+  now: () => number = () => nowMs,
 ): Promise<{ recoveryPending: boolean }> {
-  const tick: Tick = { port: markCallFailures(rawPort), store, nowMs, tuning, log, budget: { calls: RECOVERY_CALLS_PER_TICK } };
+  const tick: Tick = { port: markCallFailures(rawPort), store, nowMs, now, tuning, log, budget: { calls: RECOVERY_CALLS_PER_TICK } };
   await Promise.all(records.filter(({ record }) => record.ready && !record.deleting).map(({ record, health }) => tickDataflow(tick, record, health)));
   return { recoveryPending: tick.budget.calls <= 0 };
 }
@@ -50,6 +56,8 @@ interface Tick {
   port: MonitorPort;
   store: MonitorStore;
   nowMs: number;
+  /** The current time (moves stamp their release and switch with it). */
+  now: () => number;
   tuning: MonitorTuning;
   log: MonitorLog;
   budget: RecoveryBudget;
@@ -76,6 +84,9 @@ async function tickDataflow(tick: Tick, record: DataflowRecord, health: HealthMa
   );
   const attached = await advanceRecoveries(tick, record, health, errors.report);
   await store.save(record, health);
+  // While a replica of a partition that can still serve is missing probes, its fail-over comes first: moves wait a tick.
+  const suspect = record.routes.some((route) => route.status !== "unavailable" && [route.primary, route.standby].some((name) => name !== null && probes.get(name)?.ok === false));
+  if (!suspect) await advanceKeyGroupMoves(tick, record, health, (name) => probes.get(name)?.ok === true, errors.report);
   // A standby was attached under a new epoch: tell both replicas now, not a heartbeat later
   // (the fresh one was not among this tick's probes: ask it now).
   if (attached) await reconcile(port, record, new Map([...probes, ...(await probeAll(port, freshReplicas(record)))]), errors.report);
@@ -109,6 +120,28 @@ async function advanceRecoveries(tick: Tick, record: DataflowRecord, health: Hea
     }
   }
   return attached;
+}
+
+/**
+ * Advances the record's key-group moves (issue 28). After a switch, both partitions'
+ * replicas are told their new epoch at once (those that do not answer are told by a later
+ * tick's reconciliation), so the move ends, and the next one starts, in this tick.
+ */
+async function advanceKeyGroupMoves(tick: Tick, record: DataflowRecord, health: HealthMap, answered: (replica: string) => boolean, report: Report): Promise<void> {
+  if (record.moves.length === 0) return;
+  let saveError: { err: unknown } | null = null;
+  const save = () => tick.store.save(record, health).catch((err: unknown) => Promise.reject((saveError = { err }).err));
+  const reconfigure = async (routes: readonly PartitionRoute[]) => {
+    const told = routes.flatMap((route) => desiredConfigs(record, route).map((desired) => tick.port.configure(desired.name, desired).catch(() => undefined)));
+    await Promise.all(told);
+  };
+  try {
+    await advanceMoves(record, { port: tick.port, memo: tick.store.released(record.id), now: tick.now, save, reconfigure, answered });
+  } catch (err) {
+    if (saveError) throw err;
+    // Failed calls are answers to a move (it waits); this is a bug, reported: the move resumes from its saved phase next tick.
+    report(record.moves[0]?.from ?? 0, "key-group move", err);
+  }
 }
 
 /** Replicas being seeded or attached, which this tick's probes may predate. */

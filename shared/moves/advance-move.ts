@@ -30,6 +30,20 @@ export interface MovePort {
 /** What each release took, by move, as the monitor remembers it between ticks. */
 export type ReleasedMemo = Map<number, Released>;
 
+/** What driving a move works with besides the record. */
+export interface MoveDriver {
+  port: MovePort;
+  memo: ReleasedMemo;
+  /** The current time: stamps the release and the switch, so the time between them is how long the groups' records waited. */
+  now: () => number;
+  /** Stores the record (a failure ends the tick). */
+  save: () => Promise<void>;
+  /** Tells the replicas of `routes` their new epoch after a switch, so the forget (and the next move) need not wait for the monitor's next reconciliation. */
+  reconfigure: (routes: readonly PartitionRoute[]) => Promise<void>;
+  /** Whether `replica` answered the tick's probe: a move waits for a pair whose primary did not, whose calls would hold the tick (and a takeover) back. */
+  answered: (replica: string) => boolean;
+}
+
 /** Where a move stands after a call: still under way, finished, or given up (why). */
 export type MoveProgress = { state: "waiting"; why: string } | { state: "finished" } | { state: "given-up"; why: string };
 
@@ -37,7 +51,8 @@ export type MoveProgress = { state: "waiting"; why: string } | { state: "finishe
  * Advances `move` (one of `record.moves`) as far as it goes now, saving the record after
  * each phase change; a finished or given-up move leaves `record.moves`.
  */
-export async function advanceMove(port: MovePort, record: DataflowRecord, move: KeyGroupMove, memo: ReleasedMemo, nowMs: number, save: () => Promise<void>): Promise<MoveProgress> {
+export async function advanceMove(record: DataflowRecord, move: KeyGroupMove, driver: MoveDriver): Promise<MoveProgress> {
+  const { port, memo, now, save } = driver;
   const from = routeOf(record, move.from);
   const to = routeOf(record, move.to);
   const of = keyGroupMapOf(record).groups;
@@ -64,6 +79,8 @@ export async function advanceMove(port: MovePort, record: DataflowRecord, move: 
       move.failure = `partition ${move.to} became unavailable before the move finished`;
       await enter("return");
     }
+    const silent = [from, to].find((route) => !driver.answered(route.primary));
+    if (silent) return { state: "waiting", why: `primary ${silent.primary} of partition ${silent.partition} did not answer the last probe` };
     if (move.phase === "release" || (move.phase === "adopt" && !memo.has(move.id))) {
       if (from.status === "unavailable") return { state: "waiting", why: `partition ${move.from} is unavailable` };
       const reply = await send(from, { kind: "release", move: move.id, of, groups: move.groups });
@@ -71,7 +88,7 @@ export async function advanceMove(port: MovePort, record: DataflowRecord, move: 
       if (reply.status !== "ok" || !reply.released) return { state: "waiting", why: `release on ${from.primary}: ${describe(reply)}` };
       memo.set(move.id, reply.released);
       if (move.phase === "release") {
-        move.releasedAtMs = nowMs;
+        move.releasedAtMs = now();
         await enter("adopt");
       }
       continue;
@@ -97,8 +114,9 @@ export async function advanceMove(port: MovePort, record: DataflowRecord, move: 
         route.epoch += 1;
         route.version += 1;
       }
-      move.switchedAtMs = nowMs;
+      move.switchedAtMs = now();
       await enter("forget");
+      await driver.reconfigure([from, to]);
       continue;
     }
     const kind = move.phase === "forget" ? "forget" : "return";

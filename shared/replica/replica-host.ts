@@ -89,7 +89,7 @@ export class ReplicaHost {
   /** Primary: logs the batches and answers once each is stable (the forwarder carries them to the standby). */
   async write(msg: Write): Promise<WriteReply> {
     const blocked = this.load() ? (this.#hooks.admit?.(msg) ?? null) : null;
-    if (blocked !== null) return { status: "blocked", reason: blocked };
+    if (blocked !== null) return { status: "blocked", reason: blocked, until: "the stage catches up" };
     const logged = this.#step((state) => logBatches(state, msg, this.#tuning));
     if (logged.status !== "ok") return logged;
     return { status: "ok", results: await Promise.all(logged.verdicts.map((v) => this.#outcome(v))) };

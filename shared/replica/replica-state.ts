@@ -20,6 +20,7 @@ import { sourcesOf } from "../wire/dataflow-spec.ts";
 import { applyMoveStep, noMoves, type MoveState } from "../keygroups/move-state.ts";
 import { isMoveEntry, moveStepOf } from "../keygroups/move-entries.ts";
 import { recordBatch } from "../keygroups/group-dedup.ts";
+import { keyGroupOf } from "../keygroups/key-groups.ts";
 
 /** Everything a replica holds in memory. */
 export interface ReplicaState {
@@ -159,7 +160,13 @@ function applyDelivery(state: ReplicaState, entry: LogEntry, out: Emit<WindowRes
 export function recordApplied(state: ReplicaState, entry: LogEntry, tuning: ReplicaTuning): void {
   if (isCloseEntry(entry) || isDeliveryEntry(entry) || isMoveEntry(entry)) return;
   if (entry.producer.startsWith("$")) recordSeq(state.dedup, entry.producer, entry.seq, tuning.dedupWindow);
-  else recordBatch(state.dedup, state.moves.inherited, entry.producer, entry.seq, tuning.dedupWindow);
+  else if (state.moves.inherited.length === 0) recordSeq(state.dedup, entry.producer, entry.seq, tuning.dedupWindow);
+  else recordBatch(state.dedup, state.moves.inherited, entry.producer, entry.seq, tuning.dedupWindow, groupsOfRecords(entry.records, state.moves.of));
+}
+
+/** The key groups of a logged batch's records (`of` groups in all). */
+function groupsOfRecords(records: string, of: number): Set<number> {
+  return new Set((JSON.parse(records) as FluxRecord[]).map((record) => keyGroupOf(record[0], of)));
 }
 
 /**

@@ -4,7 +4,7 @@
  * atomically before it answers. Steps never do I/O.
  */
 import { highestSeq } from "../dedup.ts";
-import { judgeIncoming, movingAway } from "../keygroups/move-admission.ts";
+import { judgeIncoming, movingAway, uncoveredByPending } from "../keygroups/move-admission.ts";
 import type { Refusal } from "../wire/replica-rpc.ts";
 import type { BatchOutcome, InitReplica, Replicate, ReplicateReply, Write } from "../wire/replica-rpc.ts";
 import type { LogEntry, Role } from "../wire/persisted.ts";
@@ -68,21 +68,29 @@ export type BatchVerdict = { done: BatchOutcome } | { waitLsn: number; status: "
  * Primary: dedups each `(producer, seq)` against applied and pending entries (and the
  * batches before it in the same write), assigns the next LSNs and logs the new entries.
  * Without a standby they are stable at once and applied. A duplicate of a pending entry
- * waits for that entry; one already applied waits until the standby holds it too. A write
- * with records of a key group moving away logs nothing (`blocked`; issue 28).
+ * waits for that entry (but records of moved-in groups it lacks are logged: issue 28); one
+ * already applied waits until the standby holds it too. A write with records of a key
+ * group moving away logs nothing (`blocked`).
  */
-export function logBatches(state: ReplicaState, msg: Write, tuning: ReplicaTuning): StepResult<{ status: "ok"; verdicts: BatchVerdict[] } | { status: "blocked"; reason: string } | Refusal> {
+export function logBatches(state: ReplicaState, msg: Write, tuning: ReplicaTuning): StepResult<{ status: "ok"; verdicts: BatchVerdict[] } | { status: "blocked"; reason: string; until: string } | Refusal> {
   const refusal = checkEpoch(state, msg.epoch, "primary");
   if (refusal) return { reply: refusal, effects: noEffects() };
   const moving = movingAway(state.moves, state.pending, msg.batches);
-  if (moving !== null) return { reply: { status: "blocked", reason: moving }, effects: noEffects() };
+  if (moving !== null) return { reply: { status: "blocked", reason: moving, until: "routing sends the group to its new partition" }, effects: noEffects() };
   const effects = noEffects();
   const meta = state.meta;
   const verdicts = msg.batches.map((batch): BatchVerdict => {
-    const { verdict, records } = judgeIncoming(state.dedup, state.moves, batch, tuning.dedupWindow);
+    const judged = judgeIncoming(state.dedup, state.moves, batch, tuning.dedupWindow);
+    const { verdict } = judged;
+    let { records } = judged;
     if (verdict === "too-old") return { done: { status: "too-old", high: highestSeq(state.dedup, batch.producer) } };
-    const pending = state.pending.find((e) => e.producer === batch.producer && e.seq === batch.seq);
-    if (pending) return { waitLsn: pending.lsn, status: "duplicate" };
+    const pending = state.pending.filter((e) => e.producer === batch.producer && e.seq === batch.seq);
+    const last = pending[pending.length - 1];
+    if (last) {
+      const left = verdict === "new" ? uncoveredByPending(state.moves, records, pending) : null;
+      if (left === null) return { waitLsn: last.lsn, status: "duplicate" };
+      records = left;
+    }
     if (verdict === "duplicate") {
       if (!meta.hasStandby || meta.standbyAckLsn >= meta.appliedLsn) return { done: { status: "duplicate", lsn: meta.appliedLsn, replicated: meta.hasStandby } };
       return { waitLsn: meta.appliedLsn, status: "duplicate" };

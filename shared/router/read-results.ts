@@ -1,7 +1,9 @@
 /**
  * Reads window results for a dataflow: from the one partition owning `key`, or from
  * all partitions, each served by its primary from the stable prefix, merged in
- * (window start, key) order.
+ * (window start, key) order. Once key groups have moved (issue 28), a key's windows closed
+ * before its group moved stay with its old partition: a read for one key then asks every
+ * partition.
  */
 import { FluxError } from "../errors.ts";
 import type { ResultFilter } from "../operators/operator.ts";
@@ -28,7 +30,8 @@ export async function readResults(
   record: DataflowRecord,
   filter: ResultFilter,
 ): Promise<{ results: WindowResult[]; next: ResultPosition | null }> {
-  const owner = filter.key === undefined ? null : partitionOfKey(keyGroupMapOf(record), filter.key);
+  const groups = keyGroupMapOf(record);
+  const owner = filter.key === undefined || groups.owners !== null ? null : partitionOfKey(groups, filter.key);
   const routes = owner === null ? record.routes : record.routes.filter((r) => r.partition === owner);
   const limit = filter.limit;
   // One more than the page from each partition: if the merge holds more than `limit`, one

@@ -1,8 +1,10 @@
 /**
  * Writes one posted batch to every partition it touches, across every dataflow reading
  * the stream, concurrently. A stale-epoch answer triggers one routing refresh and a retry
- * of that partition (safe: replicas dedup). Any partition that cannot confirm the batch
- * turns the whole answer into an error, so the client resends with the same seq.
+ * of that partition (safe: replicas dedup), unless key groups moved meanwhile (issue 28):
+ * the sub-batch was split by the old owners, so the client resends and the batch is split
+ * afresh. Any partition that cannot confirm the batch turns the whole answer into an
+ * error, so the client resends with the same seq.
  */
 import { FluxError } from "../errors.ts";
 import type { PartitionAck } from "../wire/ingest.ts";
@@ -51,7 +53,7 @@ export async function writeBatch(
     const first = await attempt(record);
     if (first.status !== "refused" || first.refusal.status !== "stale") return first;
     const updated = (await refreshOnce()).find((r) => r.id === record.id);
-    return updated ? attempt(updated) : first;
+    return updated && JSON.stringify(updated.keyGroups) === JSON.stringify(record.keyGroups) ? attempt(updated) : first;
   };
 
   const outcomes = await Promise.all(
@@ -67,7 +69,7 @@ export async function writeBatch(
 
 /** What a replica's refusal means for the client, in the product's words. */
 const REFUSAL_WORDS: Record<Refusal["status"], string> = {
-  stale: "has moved to a newer epoch (a fail-over happened while the batch was written)",
+  stale: "has moved to a newer epoch (a fail-over or a move of key groups happened while the batch was written)",
   behind: "has not been configured for this epoch yet (a fail-over or recovery is under way)",
   "wrong-role": "no longer holds the role the routing gave it (a fail-over is under way)",
 };
@@ -100,7 +102,7 @@ function toAck(record: DataflowRecord, outcome: PartitionOutcome, batch: { produ
     case "blocked":
       throw new FluxError(
         "BACKPRESSURE",
-        `partition ${outcome.partition} of dataflow '${dataflow}' takes no new batches for now: ${outcome.reason}; nothing was applied; retry with the same Flux-Seq, it goes on by itself once the stage catches up`,
+        `partition ${outcome.partition} of dataflow '${dataflow}' takes no new batches for now: ${outcome.reason}; nothing was applied; retry with the same Flux-Seq, it goes on by itself once ${outcome.until}`,
         { dataflow, partition: outcome.partition, reason: outcome.reason },
       );
     case "refused":

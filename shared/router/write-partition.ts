@@ -18,7 +18,7 @@ export type PartitionOutcome =
   | { status: "too-old"; partition: number; high: number }
   | { status: "refused"; partition: number; replica: string; refusal: Refusal }
   /** A stage reading the dataflow lags too far behind this partition (issue 27): nothing was logged. */
-  | { status: "blocked"; partition: number; reason: string }
+  | { status: "blocked"; partition: number; reason: string; until: string }
   /** `standby`: the route's standby when the write was sent (null: the primary alone holds the partition). */
   | { status: "incomplete"; partition: number; replica: string; standby: string | null; reason: string };
 
@@ -34,7 +34,7 @@ export function sendAlone(port: ReplicaPort): SendBatch {
 export async function writePartition(send: SendBatch, route: PartitionRoute, batch: WriteBatch): Promise<PartitionOutcome> {
   const { partition, epoch, primary, standby } = route;
   const reply = await send(primary, epoch, batch);
-  if (reply.status === "blocked") return { status: "blocked", partition, reason: reply.reason };
+  if (reply.status === "blocked") return { status: "blocked", partition, reason: reply.reason, until: reply.until };
   if (reply.status !== "ok") return { status: "refused", partition, replica: primary, refusal: reply };
   const outcome = reply.results[0];
   if (!outcome) return { status: "incomplete", partition, replica: primary, standby, reason: "the primary answered no outcome" };

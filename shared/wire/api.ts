@@ -39,10 +39,11 @@ const StageStartSchema = z.object({ dataflow: z.string(), resultsSoFar: z.number
 /**
  * `starts`: per upstream of a stage, where it starts (empty for a dataflow reading a
  * stream); `warnings`: what may hold a stage's windows back (an upstream fed by a stream
- * without `idleAdvanceMs`), for a person to act on.
+ * without `idleAdvanceMs`), for a person to act on. `rescaling` (202): only the partition
+ * count changed, and key groups are moving to the new partitions (issue 28).
  */
 export const PutDataflowResponseSchema = z.object({
-  status: z.enum(["created", "unchanged"]),
+  status: z.enum(["created", "unchanged", "rescaling"]),
   dataflow: DataflowViewSchema,
   starts: z.array(StageStartSchema),
   warnings: z.array(z.string()),
@@ -115,6 +116,23 @@ export const StatusResponseSchema = z.object({
           version: z.number().int(),
           recovery: z.object({ replica: z.string(), phase: z.string(), startedAt: z.string().nullable() }).nullable(),
           replicas: z.array(ReplicaViewSchema),
+        }),
+      ),
+      /**
+       * Key-group moves under way (issue 28), in the order they run: the phase each is in
+       * (release, adopt, switch, forget; return when given up), when it was asked for, and
+       * since when its groups' records wait (null: not yet released). Ended moves are events
+       * (`move-finished`, `move-given-up`) naming how long their records waited.
+       */
+      moves: z.array(
+        z.object({
+          id: z.number().int(),
+          groups: z.array(z.number().int()),
+          from: z.number().int(),
+          to: z.number().int(),
+          phase: z.string(),
+          startedAt: z.string().nullable(),
+          releasedAt: z.string().nullable(),
         }),
       ),
       events: z.array(z.object({ at: z.string().nullable(), partition: z.number().int(), kind: z.string(), detail: z.string() })),

@@ -94,12 +94,13 @@ export type BatchOutcome = z.infer<typeof BatchOutcomeSchema>;
 
 /**
  * The primary's answer to {@link Write}: one outcome per batch, in order; or `blocked`:
- * a stage reading this dataflow lags too far behind (issue 27), nothing was logged, and
- * `reason` names the edge.
+ * nothing was logged, because a stage reading this dataflow lags too far behind (issue
+ * 27; `reason` names the edge) or records of the write are of a key group moving away
+ * (issue 28); `until` says, in words, what ends it.
  */
 const WriteReplySchema = z.union([
   z.object({ status: z.literal("ok"), results: z.array(BatchOutcomeSchema) }),
-  z.object({ status: z.literal("blocked"), reason: z.string() }),
+  z.object({ status: z.literal("blocked"), reason: z.string(), until: z.string() }),
   RefusalSchema,
 ]);
 export type WriteReply = z.infer<typeof WriteReplySchema>;

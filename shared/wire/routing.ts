@@ -53,11 +53,11 @@ const PartitionRouteSchema = z.object({
 });
 export type PartitionRoute = z.infer<typeof PartitionRouteSchema>;
 
-/** A fail-over or recovery step, or an unexpected monitor error, kept for the status page. */
+/** A fail-over or recovery step, a key-group move that ended (issue 28), or an unexpected monitor error, kept for the status page. */
 const MonitorEventSchema = z.object({
   atMs: z.number(),
   partition: z.number().int(),
-  kind: z.enum(["takeover", "degraded", "unavailable", "resumed", "recovery-started", "recovery-finished", "recovery-restarted", "monitor-error"]),
+  kind: z.enum(["takeover", "degraded", "unavailable", "resumed", "recovery-started", "recovery-finished", "recovery-restarted", "monitor-error", "move-finished", "move-given-up"]),
   detail: z.string(),
 });
 export type MonitorEvent = z.infer<typeof MonitorEventSchema>;

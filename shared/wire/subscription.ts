@@ -29,13 +29,16 @@ export const SubscribeQuerySchema = z.strictObject({
 });
 
 /**
- * Reads a cursor for a dataflow of `partitions` partitions; absent means from the start.
- * @returns null when it names a different number of partitions.
+ * Reads a cursor for a dataflow of `partitions` partitions; absent means from the start. A
+ * cursor naming fewer partitions was taken before the dataflow grew (issue 28): the new
+ * partitions are read from their first output.
+ * @returns null when it names more partitions than the dataflow has.
  */
 export function parseCursor(text: string | undefined, partitions: number): number[] | null {
   if (text === undefined || text === "") return new Array<number>(partitions).fill(0);
   const seqs = text.split(",").map(Number);
-  return seqs.length === partitions ? seqs : null;
+  if (seqs.length > partitions) return null;
+  return [...seqs, ...new Array<number>(partitions - seqs.length).fill(0)];
 }
 
 /** Writes a cursor. */

@@ -8,6 +8,7 @@ import { FluxError } from "../../shared/errors.ts";
 import { routeEvents } from "../../shared/ingest/route-events.ts";
 import type { MonitorPort } from "../../shared/monitor/monitor-port.ts";
 import { runMonitorTick, type MonitorStore } from "../../shared/monitor/run-monitor-tick.ts";
+import type { ReleasedMemo } from "../../shared/moves/advance-move.ts";
 import { windowAggregate } from "../../shared/operators/window-aggregate.ts";
 import { readResults } from "../../shared/router/read-results.ts";
 import { writeBatch } from "../../shared/router/write-batch.ts";
@@ -34,7 +35,9 @@ export class ClusterHarness {
   nowMs = 0;
   /** Replaces the monitor's port or store to inject monitor faults. */
   monitorPort: MonitorPort;
-  store: MonitorStore = { save: async () => {} };
+  /** What the monitor keeps in memory of its moves' releases. */
+  readonly released: ReleasedMemo = new Map();
+  store: MonitorStore = { save: async () => {}, released: () => this.released };
 
   /** `checkpointSliceKeys`: keys per checkpoint slice (so a seed has many chunks). */
   constructor(specOverrides: Record<string, unknown> = {}, checkpointEvery = 3, checkpointSliceKeys?: number) {

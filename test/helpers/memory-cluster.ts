@@ -10,6 +10,7 @@ import type { MonitorLog } from "../../shared/monitor/monitor-errors.ts";
 import type { MonitorPort } from "../../shared/monitor/monitor-port.ts";
 import { desiredConfigs } from "../../shared/monitor/desired-config.ts";
 import { ReplicaHost } from "../../shared/replica/replica-host.ts";
+import { carryOutMoveStep } from "../../shared/moves/move-step.ts";
 import { acceptOutputs, acceptSeedChunk, beginSeed, finishSeed, readSeedChunk, seedProgress } from "../../shared/replica/replica-seeding.ts";
 import type { ReplicaTuning } from "../../shared/replica/replica-state.ts";
 import type { ReplicaPort } from "../../shared/router/write-partition.ts";
@@ -112,4 +113,5 @@ export class MemoryCluster implements ReplicaPort, MonitorPort {
     this.#call(name, "readOutputPage", (h) => h.readOutputPage(epoch, after, limit));
   acceptOutputs: MonitorPort["acceptOutputs"] = (name, outputs) => this.#call(name, "acceptOutputs", (h) => acceptOutputs(h, outputs));
   finishSeed: MonitorPort["finishSeed"] = (name, msg) => this.#call(name, "finishSeed", (h) => finishSeed(h, msg));
+  moveStep: MonitorPort["moveStep"] = (name, msg) => this.#call(name, "moveStep", (h) => carryOutMoveStep(h, msg, this.tuning));
 }

@@ -126,7 +126,7 @@ describe("subscribing over a WebSocket", () => {
       {
         "error": {
           "code": "INVALID_REQUEST",
-          "message": "the cursor must have one number per partition (2)",
+          "message": "the cursor names more partitions than dataflow '${id}' has (2): it must have one number per partition",
         },
       }
     `);

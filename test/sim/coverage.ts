@@ -4,6 +4,7 @@
  * a suite enforces so coverage cannot quietly regress.
  */
 import type { FaultCoverage } from "./sim-world.ts";
+import { hasStages, type Workload } from "./sim-dataflows.ts";
 
 export interface CoverageSummary {
   seeds: number;
@@ -25,10 +26,12 @@ export interface CoverageSummary {
   takeovers: number;
   longestTakeoverMs: number;
   takeoversWhileOtherDisturbed: number;
+  /** Key-group moves (issue 28): requested, finished and given up; seeds where one finished, and where a replica fault struck while one was under way. */
+  moves: { requested: number; finished: number; givenUp: number; finishedSeeds: number; faultDuringSeeds: number };
 }
 
 export function emptyCoverage(): CoverageSummary {
-  return { seeds: 0, perSeed: [0, 0, 0, 0], kinds: {}, duringRecovery: 0, bothDown: 0, faults: 0, whileWriting: 0, stageFaultSeeds: 0, backpressure: 0, stageResultSeeds: 0, takeovers: 0, longestTakeoverMs: 0, takeoversWhileOtherDisturbed: 0 };
+  return { seeds: 0, perSeed: [0, 0, 0, 0], kinds: {}, duringRecovery: 0, bothDown: 0, faults: 0, whileWriting: 0, stageFaultSeeds: 0, backpressure: 0, stageResultSeeds: 0, takeovers: 0, longestTakeoverMs: 0, takeoversWhileOtherDisturbed: 0, moves: { requested: 0, finished: 0, givenUp: 0, finishedSeeds: 0, faultDuringSeeds: 0 } };
 }
 
 export function addCoverage(summary: CoverageSummary, seed: FaultCoverage): void {
@@ -46,6 +49,11 @@ export function addCoverage(summary: CoverageSummary, seed: FaultCoverage): void
   summary.takeovers += seed.takeovers.takeovers;
   summary.longestTakeoverMs = Math.max(summary.longestTakeoverMs, seed.takeovers.longestMs);
   summary.takeoversWhileOtherDisturbed += seed.takeovers.whileOtherDisturbed;
+  summary.moves.requested += seed.moves.requested;
+  summary.moves.finished += seed.moves.finished;
+  summary.moves.givenUp += seed.moves.givenUp;
+  if (seed.moves.finished > 0) summary.moves.finishedSeeds += 1;
+  if (seed.moves.faultsDuring > 0) summary.moves.faultDuringSeeds += 1;
 }
 
 export function mergeCoverage(into: CoverageSummary, from: CoverageSummary): void {
@@ -62,6 +70,7 @@ export function mergeCoverage(into: CoverageSummary, from: CoverageSummary): voi
   into.takeovers += from.takeovers;
   into.longestTakeoverMs = Math.max(into.longestTakeoverMs, from.longestTakeoverMs);
   into.takeoversWhileOtherDisturbed += from.takeoversWhileOtherDisturbed;
+  for (const key of ["requested", "finished", "givenUp", "finishedSeeds", "faultDuringSeeds"] as const) into.moves[key] += from.moves[key];
 }
 
 const pct = (n: number, of: number) => `${of === 0 ? 0 : Math.round((1000 * n) / of) / 10}%`;
@@ -77,15 +86,19 @@ export function formatCoverage(label: string, s: CoverageSummary): string {
     `(2+: ${pct(two + more, s.seeds)}); a fault during recovery: ${s.duringRecovery} (${pct(s.duringRecovery, s.seeds)}); ` +
     `both down: ${s.bothDown} (${pct(s.bothDown, s.seeds)}); faults while producers write: ${pct(s.whileWriting, s.faults)}; kinds: ${kinds}` +
     `; takeovers timed: ${s.takeovers} (longest ${s.longestTakeoverMs} ms), ${s.takeoversWhileOtherDisturbed} while another dataflow's monitor was down or slow` +
-    (s.stageResultSeeds > 0 ? `; stages: a fault on a stage in ${pct(s.stageFaultSeeds, s.seeds)} of seeds, results in the last stage in ${pct(s.stageResultSeeds, s.seeds)}, ${s.backpressure} resends after BACKPRESSURE` : "")
+    (s.stageResultSeeds > 0 ? `; stages: a fault on a stage in ${pct(s.stageFaultSeeds, s.seeds)} of seeds, results in the last stage in ${pct(s.stageResultSeeds, s.seeds)}, ${s.backpressure} resends after BACKPRESSURE` : "") +
+    (s.moves.requested > 0
+      ? `; moves: ${s.moves.requested} requested, ${s.moves.finished} finished, ${s.moves.givenUp} given up; a finished move in ${pct(s.moves.finishedSeeds, s.seeds)} of seeds, a replica fault during a move in ${pct(s.moves.faultDuringSeeds, s.seeds)}`
+      : "")
   );
 }
 
 /** The minimums every suite holds (measured coverage is well above them; see docs/TESTING.md). */
-const COVERAGE_MINIMUMS = { withFault: 0.95, twoOrMore: 0.3, duringRecovery: 0.2, stageFault: 0.4, stageResults: 0.9, takeoverWhileOtherMonitorFails: 0.05 } as const;
+const COVERAGE_MINIMUMS = { withFault: 0.95, twoOrMore: 0.3, duringRecovery: 0.2, stageFault: 0.4, stageResults: 0.9, takeoverWhileOtherMonitorFails: 0.05, finishedMove: 0.9, faultDuringMove: 0.3 } as const;
 
-/** What falls short of the minimums; both-down runs must take both down in every seed; `stages`: a pipeline workload's. */
-export function coverageProblems(s: CoverageSummary, bothDown: boolean, stages = false): string[] {
+/** What falls short of the minimums; both-down runs must take both down in every seed. */
+export function coverageProblems(s: CoverageSummary, bothDown: boolean, workload: Workload = "window"): string[] {
+  const stages = hasStages(workload);
   const problems: string[] = [];
   const [none = 0, , two = 0, more = 0] = s.perSeed;
   if (s.seeds - none < COVERAGE_MINIMUMS.withFault * s.seeds) problems.push(`only ${s.seeds - none} of ${s.seeds} seeds injected a replica fault`);
@@ -99,5 +112,7 @@ export function coverageProblems(s: CoverageSummary, bothDown: boolean, stages =
   if (stages && !bothDown && s.takeoversWhileOtherDisturbed < COVERAGE_MINIMUMS.takeoverWhileOtherMonitorFails * s.seeds) {
     problems.push(`only ${s.takeoversWhileOtherDisturbed} takeovers in ${s.seeds} seeds were timed while another dataflow's monitor was down or slow`);
   }
+  if (workload === "moves" && s.moves.finishedSeeds < COVERAGE_MINIMUMS.finishedMove * s.seeds) problems.push(`only ${s.moves.finishedSeeds} of ${s.seeds} seeds finished a key-group move`);
+  if (workload === "moves" && s.moves.faultDuringSeeds < COVERAGE_MINIMUMS.faultDuringMove * s.seeds) problems.push(`only ${s.moves.faultDuringSeeds} of ${s.seeds} seeds injected a replica fault while a move was under way`);
   return problems;
 }

@@ -14,6 +14,9 @@ import type { SimDataflow } from "./sim-dataflows.ts";
 import { InjectedFailure, isFailedCall } from "./violations.ts";
 import { keyGroupMapOf } from "../../shared/keygroups/key-groups.ts";
 
+/** The keys producers write (the mover's moves carry mostly their key groups). */
+export const SIM_KEYS = Array.from({ length: 12 }, (_, i) => `key${i}`);
+
 /** Extra batches a producer lane may write while faults are still being injected. */
 const EXTRA_BATCHES = 12;
 
@@ -75,7 +78,7 @@ export async function produce(w: SimWorld, producer: string, lane: number, count
   for (let seq = 1 + lane; seq <= count || (!w.faultsDone && seq <= count + EXTRA_BATCHES); seq += 2) {
     // Extra batches come slower: they keep writes going while the remaining faults strike.
     await w.clock.sleep(seq <= count ? w.rng.int(60) : 30 + w.rng.int(120));
-    const events = Array.from({ length: 1 + w.rng.int(4) }, () => ({ k: `key${w.rng.int(12)}`, ts: w.clock.now + w.rng.int(150), v: w.rng.int(100) }));
+    const events = Array.from({ length: 1 + w.rng.int(4) }, () => ({ k: SIM_KEYS[w.rng.int(SIM_KEYS.length)] ?? "key0", ts: w.clock.now + w.rng.int(150), v: w.rng.int(100) }));
     const batch = { producer, seq, events };
     w.allBatches.set(`${producer}#${seq}`, batch);
     if (!(await sendUntilAcked(w, batch))) return;

@@ -79,24 +79,54 @@ export interface SettledPartition {
   standbyOpen: string;
 }
 
+/** How many records a count must come to: every record of every acknowledged batch, and at most those of the others too. */
+type Expected = { min: number; max: number };
+
+function checkCount(where: string, counted: number, late: number, expected: Expected, violations: Violations): void {
+  const total = counted + late;
+  if (total >= expected.min && total <= expected.max) return;
+  const range = expected.min === expected.max ? `${expected.min}` : `${expected.min}..${expected.max}`;
+  violations.add("exactly-once", `${where}: counted ${counted} + ${late} late = ${total} records, expected ${range}`);
+}
+
 /**
  * Exactly once: every record of every acknowledged batch counted once (or dropped as
- * late), those of unacknowledged batches at most once; and both replicas equal.
+ * late), those of unacknowledged batches at most once (`expectedRecords`; null once key
+ * groups moved, when the count is checked across partitions); and both replicas equal.
  */
-export function checkSettled(p: SettledPartition, expectedRecords: { min: number; max: number }, violations: Violations): void {
+export function checkSettled(p: SettledPartition, expectedRecords: Expected | null, violations: Violations): void {
   const where = `partition ${p.partition}`;
   if (!p.primary || !p.standby) {
     violations.add("settles", `${where}: settled without ${p.primary ? "a standby" : "a primary"}`);
     return;
   }
-  const total = p.counted + p.primary.lateRecords;
-  if (total < expectedRecords.min || total > expectedRecords.max) {
-    const range = expectedRecords.min === expectedRecords.max ? `${expectedRecords.min}` : `${expectedRecords.min}..${expectedRecords.max}`;
-    violations.add("exactly-once", `${where}: counted ${p.counted} + ${p.primary.lateRecords} late = ${total} records, expected ${range}`);
-  }
+  if (expectedRecords) checkCount(where, p.counted, p.primary.lateRecords, expectedRecords, violations);
   if (p.primary.appliedLsn !== p.primary.lsn) violations.add("settles", `${where}: primary stable at ${p.primary.appliedLsn} of ${p.primary.lsn}`);
   if (p.standby.lsn !== p.primary.lsn) violations.add("settles", `${where}: standby at LSN ${p.standby.lsn}, primary at ${p.primary.lsn}`);
   if (p.standby.lateRecords !== p.primary.lateRecords) violations.add("replicas-agree", `${where}: replicas disagree on late records`);
   if (p.primaryOutputs !== p.standbyOutputs) violations.add("replicas-agree", `${where}: primary and standby emitted different outputs`);
   if (p.primaryOpen !== p.standbyOpen) violations.add("replicas-agree", `${where}: primary and standby hold different open results`);
+}
+
+/**
+ * Across a dataflow's partitions, after key groups moved between them (issue 28): every
+ * record of every acknowledged batch counted once or dropped as late, wherever its group
+ * was at the time; and no (window, key) held by two partitions, as an output or open result.
+ */
+export function checkAcrossPartitions(
+  all: { counted: number; late: number; results: readonly { where: string; result: WindowResult }[] },
+  expectedRecords: Expected,
+  violations: Violations,
+): void {
+  checkCount("all partitions", all.counted, all.late, expectedRecords, violations);
+  const holder = new Map<string, string>();
+  for (const { where, result } of all.results) {
+    const id = `${result.windowStartMs}/${result.key}`;
+    const first = holder.get(id);
+    if (first !== undefined && first !== where) {
+      violations.add("results-once", `window ${result.windowStartMs} key ${result.key} is held by ${first} and by ${where}`);
+      return;
+    }
+    holder.set(id, where);
+  }
 }

@@ -12,7 +12,7 @@ import { CursorReader } from "./sim-checks.ts";
 import { SimMonitor } from "./sim-monitors.ts";
 import type { Violations } from "./violations.ts";
 
-export const WORKLOADS = ["window", "heavy-hitters", "ticks", "pipeline2", "pipeline3", "join"] as const;
+export const WORKLOADS = ["window", "heavy-hitters", "ticks", "pipeline2", "pipeline3", "join", "moves"] as const;
 export type Workload = (typeof WORKLOADS)[number];
 
 /** Whether the workload runs stages (dataflows reading other dataflows' results). */
@@ -20,11 +20,15 @@ export function hasStages(workload: Workload): boolean {
   return workload === "pipeline2" || workload === "pipeline3" || workload === "join";
 }
 
-/** The first dataflow of each workload; every one reports each record once (`n`, or `packets` per source). */
-function firstSpec(workload: Workload, partitions: number): unknown {
+/**
+ * The first dataflow of each workload; every one reports each record once (`n`, or `packets` per source).
+ * `latenessMs`: the moves workload's allowed lateness (none, some, or more than any run lasts).
+ */
+function firstSpec(workload: Workload, partitions: number, latenessMs: number): unknown {
   const base = { stream: "s", key: "k", timeField: "ts", partitions };
   const window = { window: { kind: "tumbling", sizeMs: 100 }, aggregates: { n: { op: "count" }, v: { op: "sum", field: "v" } } };
   if (workload === "window") return { ...base, ...window };
+  if (workload === "moves") return { ...base, ...window, window: { ...window.window, allowedLatenessMs: latenessMs } };
   // Stages need a watermark from every partition of the first one: clock ticks give it one even while idle.
   if (workload === "ticks" || hasStages(workload)) return { ...base, ...window, idleAdvanceMs: 0 };
   // Every source that sent anything alerts (one destination suffices), so `packets` counts every record.
@@ -52,7 +56,9 @@ const joinSpec = (kind: "inner" | "left", partitions: number) => ({
 /** The specs of a workload's dataflows, the first fed by the stream; `int(n)` draws from the seed. */
 export function workloadSpecs(workload: Workload, int: (n: number) => number): { id: string; spec: DataflowSpec }[] {
   const parse = (spec: unknown) => DataflowSpecSchema.parse(spec);
-  const specs = [{ id: "df", spec: parse(firstSpec(workload, 1 + int(3))) }];
+  // Moves need two partitions or more (issue 28), and late records are judged per partition: some seeds let none be late.
+  const moves = workload === "moves";
+  const specs = [{ id: "df", spec: parse(firstSpec(workload, moves ? 2 + int(2) : 1 + int(3), moves ? ([0, 50, 600_000][int(3)] ?? 0) : 0)) }];
   if (workload === "pipeline2" || workload === "join") specs.push({ id: "df2", spec: parse(sumsSpec("df", "key", 200, 1 + int(3))) });
   if (workload === "join") specs.push({ id: "dfj", spec: parse(joinSpec(int(2) === 0 ? "inner" : "left", 1 + int(3))) });
   if (workload === "pipeline3") {

@@ -61,7 +61,13 @@ export async function monitorTick(w: SimWorld, dataflow: SimDataflow, dies: bool
     if (!alive()) throw new InjectedFailure("monitor died");
     if (r.id !== dataflow.id) throw new Error(`the monitor of ${dataflow.id} saved ${r.id}`);
     const before = dataflow.record();
-    for (const e of r.events.slice(before.events.length)) w.log(`monitor: ${r.id} ${e.kind} p${e.partition}: ${e.detail}`);
+    // Events are capped (the oldest leave): new ones are those the stored record lacks.
+    const stored = new Set(before.events.map((e) => JSON.stringify(e)));
+    for (const e of r.events.filter((e) => !stored.has(JSON.stringify(e)))) {
+      w.log(`monitor: ${r.id} ${e.kind} p${e.partition}: ${e.detail}`);
+      if (e.kind === "move-finished") w.coverage.moves.finished += 1;
+      if (e.kind === "move-given-up") w.coverage.moves.givenUp += 1;
+    }
     w.hooks.save?.(r, before, h, (name) => (w.replicas.replica(name).fault === null ? w.replicas.status(name) : null));
     dataflow.stored = JSON.stringify(r);
     dataflow.storedHealth = JSON.stringify(h);
@@ -71,7 +77,7 @@ export async function monitorTick(w: SimWorld, dataflow: SimDataflow, dies: bool
   const host: DueTickHost = {
     list: () => [structuredClone(w.load(dataflow))],
     health: () => health,
-    tickStore: () => ({ save }),
+    tickStore: () => ({ save, released: () => own.released }),
     setIdleMarker: () => undefined,
     port: () => port,
     finishDeletion: async () => undefined,
@@ -80,6 +86,7 @@ export async function monitorTick(w: SimWorld, dataflow: SimDataflow, dies: bool
     log: { error: (context: string, err: unknown) => w.violations.exception(`monitor ${context}`, err) },
   };
   if (force) own.schedule.hurry(dataflow.id);
+  own.ticking = true;
   try {
     own.ticked(await runDueTicks(host, own.schedule, w.clock.now, SIM_TUNING));
   } catch (err) {
@@ -87,6 +94,8 @@ export async function monitorTick(w: SimWorld, dataflow: SimDataflow, dies: bool
     w.log(`monitor tick died: ${String(err)}`);
     // The real alarm is re-armed a heartbeat later after a tick that throws.
     own.ticked(w.clock.now + SIM_TUNING.heartbeatMs);
+  } finally {
+    own.ticking = false;
   }
   if (dies) w.log(`monitor of ${dataflow.id} died mid-tick`);
 }

@@ -6,6 +6,7 @@
  */
 import { MonitorSchedule } from "../../shared/monitor/probe-schedule.ts";
 import type { DataflowRecord } from "../../shared/wire/routing.ts";
+import type { ReleasedMemo } from "../../shared/moves/advance-move.ts";
 import type { Violations } from "./violations.ts";
 
 /**
@@ -30,10 +31,14 @@ export class SimMonitor {
   up = true;
   /** Extra delay of each call its ticks make while slow (0: not slow). */
   slowMs = 0;
+  /** A tick is running: requests to the object wait for it (the object runs one at a time). */
+  ticking = false;
   /** Its next tick dies part-way (the object restarted mid-tick), and its schedule is lost. */
   restartPending = false;
   /** What it keeps in memory: when each dataflow is due, and the reports since its last tick. */
   schedule = new MonitorSchedule(SIM_TUNING, () => null);
+  /** What its moves' releases took (memory only: a restart loses it). */
+  released: ReleasedMemo = new Map();
   /** When its loop should run the alarm next: its alarm's time, or sooner after a report (simulated ms). */
   wakeAtMs = Number.NEGATIVE_INFINITY;
 
@@ -64,6 +69,7 @@ export class SimMonitor {
   /** The object restarted: it forgets its schedule; the alarm it had armed fires at once. */
   restart(): void {
     this.schedule = new MonitorSchedule(SIM_TUNING, () => null);
+    this.released = new Map();
     this.wakeAtMs = Number.NEGATIVE_INFINITY;
   }
   /** When it was down or slow: [from, to) in simulated ms (`to` Infinity while it still is). */

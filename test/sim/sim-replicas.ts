@@ -10,6 +10,7 @@ import type { MonitorPort } from "../../shared/monitor/monitor-port.ts";
 import type { ReplicaHost } from "../../shared/replica/replica-host.ts";
 import type { DeliveryPort, ExchangeLimits, ReaderRoute } from "../../shared/stages/deliverer.ts";
 import { StageNode } from "../../shared/stages/stage-node.ts";
+import { carryOutMoveStep } from "../../shared/moves/move-step.ts";
 import { acceptOutputs, acceptSeedChunk, beginSeed, finishSeed, readSeedChunk, seedProgress } from "../../shared/replica/replica-seeding.ts";
 import type { ReplicaState, ReplicaTuning } from "../../shared/replica/replica-state.ts";
 import type { ReplicaPort } from "../../shared/router/write-partition.ts";
@@ -157,11 +158,12 @@ export class SimReplicas {
     return this.peek(name) ? this.host(name).status() : null;
   }
 
-  /** God's-eye view: whether a replica has durably applied or logged `(producer, seq)`. */
+  /** God's-eye view: whether a replica has durably applied or logged `(producer, seq)` (in its own dedup memory, or one that came with moved key groups). */
   holds(name: string, producer: string, seq: number): boolean {
     const state = this.peek(name);
     if (!state) return false;
-    return judgeSeq(state.dedup, producer, seq, this.#config.tuning.dedupWindow) === "duplicate" || state.pending.some((e) => e.producer === producer && e.seq === seq);
+    const judges = [state.dedup, ...state.moves.inherited.map((segment) => segment.dedup)];
+    return judges.some((dedup) => judgeSeq(dedup, producer, seq, this.#config.tuning.dedupWindow) === "duplicate") || state.pending.some((e) => e.producer === producer && e.seq === seq);
   }
 
   /** A port whose calls fail after `deadlineMs` (the caller's deadline) like a real stub with a timeout. */
@@ -185,6 +187,7 @@ export class SimReplicas {
         call(name, "readOutputPage", (h) => hooked(hooks.readOutputPage, h, { epoch, afterSeq, limit }, (m) => h.readOutputPage(m.epoch, m.afterSeq, m.limit))),
       acceptOutputs: (name, outputs) => call(name, "acceptOutputs", (h) => acceptOutputs(h, outputs)),
       finishSeed: (name, msg) => call(name, "finishSeed", (h) => hooked(hooks.finishSeed, h, msg, (m) => finishSeed(h, m))),
+      moveStep: (name, msg) => call(name, "moveStep", (h) => hooked(hooks.moveStep, h, msg, (m) => carryOutMoveStep(h, m, this.#config.tuning))),
     };
   }
 

@@ -62,6 +62,8 @@ export interface FaultCoverage {
   stageResults: number;
   /** Takeovers whose wait was judged (issue 29), the longest wait, and those while another dataflow's monitor was down or slow. */
   takeovers: { takeovers: number; longestMs: number; whileOtherDisturbed: number };
+  /** Key-group moves (issue 28): requested by the mover, finished, given up, and replica faults injected while one was under way. */
+  moves: { requested: number; finished: number; givenUp: number; faultsDuring: number };
 }
 
 export class SimWorld {
@@ -84,7 +86,7 @@ export class SimWorld {
   readonly routers: { cache: DataflowRecord; fetchedAt: number; coalescer: WriteCoalescer }[];
   readonly acked = new Map<string, Batch>();
   readonly allBatches = new Map<string, Batch>();
-  readonly coverage: FaultCoverage = { replicaFaults: 0, duringRecovery: 0, bothDown: 0, whileWriting: 0, kinds: {}, stageFaults: 0, backpressure: 0, stageResults: 0, takeovers: { takeovers: 0, longestMs: 0, whileOtherDisturbed: 0 } };
+  readonly coverage: FaultCoverage = { replicaFaults: 0, duringRecovery: 0, bothDown: 0, whileWriting: 0, kinds: {}, stageFaults: 0, backpressure: 0, stageResults: 0, takeovers: { takeovers: 0, longestMs: 0, whileOtherDisturbed: 0 }, moves: { requested: 0, finished: 0, givenUp: 0, faultsDuring: 0 } };
   /** Set once the fault injector has injected everything it planned (producers keep writing until then). */
   faultsDone = false;
   /** Set once every producer has all its batches acknowledged. */
@@ -168,6 +170,7 @@ export class SimWorld {
     if (onStage) this.coverage.stageFaults += 1;
     if (!this.clientsDone) this.coverage.whileWriting += 1;
     if (duringRecovery) this.coverage.duringRecovery += 1;
+    if (this.first.record().moves.length > 0) this.coverage.moves.faultsDuring += 1;
   }
 
   /** A router, reader or upstream primary saw a call to `replica` of `dataflow` fail: it tells that dataflow's monitor. */

@@ -16,6 +16,7 @@ import type { ReplicaState } from "../../shared/replica/replica-state.ts";
 import type { Deliver, DeliverReply } from "../../shared/wire/replica-rpc.ts";
 import type { BatchOutcome, FinishSeed, FinishSeedReply, FlushReply, NumberedOutput, Refusal, Replicate, ReplicateReply, ReplicaStatus, SeedProgressReply, Write, WriteReply } from "../../shared/wire/replica-rpc.ts";
 import type { DataflowRecord, HealthMap } from "../../shared/wire/routing.ts";
+import type { MoveStepReply, MoveStepRequest } from "../../shared/moves/move-step.ts";
 import type { FluxRecord } from "../../shared/wire/window-result.ts";
 import type { MemoryReplicaStorage } from "../helpers/memory-replica-storage.ts";
 import type { SimMonitor } from "./sim-monitors.ts";
@@ -40,6 +41,8 @@ export interface VariantHooks {
   seedProgress?: Wrap<{ snapshot: string; chunks: number }, SeedProgressReply>;
   /** Around the fresh replica's install of a seed. */
   finishSeed?: Wrap<FinishSeed, FinishSeedReply>;
+  /** Around a primary's answer to a step of a key-group move (issue 28). */
+  moveStep?: Wrap<MoveStepRequest, Promise<MoveStepReply>>;
   /** Around a primary's own later step (a spread close's next entry; `step` is the real one). */
   later?: <T>(host: ReplicaHost, step: () => T) => T;
   /** Replaces the operator of a replica's state when the simulator looks at it (`spec`: the dataflow's). */

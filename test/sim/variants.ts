@@ -12,6 +12,7 @@ import { replicateCurrentValues, trimAtCheckpointBegin, writeCurrentValues } fro
 import { applyCloseAtOnce, closedKeysOpen, dropClosedThrough } from "./variant-hooks-close.ts";
 import { hideUnavailable, keepEpochOnTakeover, resumeFromLowest } from "./variant-hooks-monitor.ts";
 import { dropSourceProgress, keepRedelivered, watermarkOnEveryDelivery } from "./variant-hooks-stages.ts";
+import { adoptAnsweredEarly, adoptWithoutJudges, switchAtRelease } from "./variant-hooks-moves.ts";
 import type { Invariant } from "./violations.ts";
 
 /** A fault mode and workload a variant runs in. */
@@ -34,7 +35,7 @@ export const VARIANTS = {
   "no-dedup": {
     what: "replicas never recognise a resent (producer, seq)",
     breaks: ["exactly-once"],
-    runs: [{ bound: 5 }, { bothDown: true, bound: 5 }, { workload: "heavy-hitters", bound: 5 }, { workload: "ticks", bound: 5 }],
+    runs: [{ bound: 5 }, { bothDown: true, bound: 5 }, { workload: "heavy-hitters", bound: 5 }, { workload: "ticks", bound: 5 }, { workload: "moves", bound: 5 }],
     hooks: ({ dedupWindow }) => ({ write: withoutDedup(dedupWindow) }),
   },
   "no-fencing": {
@@ -234,6 +235,27 @@ export const VARIANTS = {
     // Measured at seed 1 in each when added; 1, 2 and 2 once monitors follow their schedules (issue 29).
     runs: [{ workload: "pipeline2", bound: 5 }, { workload: "pipeline3", bound: 10 }, { workload: "join", bound: 10 }],
     hooks: () => ({ sendDelivery: watermarkOnEveryDelivery }),
+  },
+  "switch-before-adopt": {
+    what: "the monitor routes a moving key group to its target as soon as the source released it, before the target holds its state",
+    breaks: ["exactly-once"],
+    // Measured at seed 3 when added.
+    runs: [{ workload: "moves", bound: 15 }],
+    hooks: () => ({ save: switchAtRelease }),
+  },
+  "adopt-answered-early": {
+    what: "the target primary answers an adopt once logged, before its standby holds it, so the source forgets its copy too early",
+    breaks: ["exactly-once"],
+    // Measured at seed 9 when added: it needs the target primary to fail before its standby holds the adopt.
+    runs: [{ workload: "moves", bound: 45 }],
+    hooks: () => ({ moveStep: adoptAnsweredEarly }),
+  },
+  "adopt-without-judges": {
+    what: "an adopt carries a key group's state without the dedup memory that judged its records",
+    breaks: ["exactly-once"],
+    // Measured at seed 3 when added.
+    runs: [{ workload: "moves", bound: 15 }],
+    hooks: () => ({ moveStep: adoptWithoutJudges }),
   },
 } as const satisfies Record<string, VariantSpec>;
 

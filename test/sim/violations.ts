@@ -6,7 +6,7 @@
 
 /** Every invariant the simulator checks; `docs/TESTING.md` lists which variant trips which. */
 export const INVARIANTS = {
-  "exactly-once": "each partition counted every record of every acknowledged batch once (or as late), and logged every batch at most once",
+  "exactly-once": "each partition counted every record of every acknowledged batch once (or as late), and logged every batch at most once; once key groups moved, all partitions together counted every such record once (or as late)",
   golden: "stored outputs and open results equal a fresh operator fed the acknowledged batches in the partition's log order",
   "stable-log": "every replica that makes an LSN stable makes the same entry stable there",
   "zombie-write": "no write becomes stable for the first time on a primary of an older epoch than one already serving",
@@ -15,7 +15,7 @@ export const INVARIANTS = {
   "cursor-repeat": "a cursor reader never sees an output twice",
   "cursor-skip": "a cursor reader never misses an output",
   "stable-prefix": "every output a reader gets is already held by the standby",
-  "results-once": "a primary never holds a (window, key) both as an output and as an open result (a close spread over steps included)",
+  "results-once": "a primary never holds a (window, key) both as an output and as an open result (a close spread over steps included), and once key groups moved, no two partitions hold the same (window, key)",
   "one-writer-per-epoch": "per epoch of a partition, at most one replica accepts writes",
   "stage-exactly-once": "a settled stage holds every result of every upstream partition exactly once: its outputs and open results equal a fresh operator fed all of them, closed at its effective watermark",
   "stage-no-late": "no result reaches a stage after the stage closed its window: its clock is the lowest watermark over every upstream partition",

@@ -6,7 +6,7 @@
  * holds its groups again). Counts stay exact throughout.
  */
 import { describe, expect, it } from "vitest";
-import { advanceMove, type MovePort, type ReleasedMemo } from "../../shared/moves/advance-move.ts";
+import { advanceMove, type MoveDriver, type MovePort, type ReleasedMemo } from "../../shared/moves/advance-move.ts";
 import type { MoveStep } from "../../shared/keygroups/move-entries.ts";
 import { carryOutMoveStep } from "../../shared/moves/move-step.ts";
 import { keyGroupMapOf, keyGroupOf, partitionOfKey } from "../../shared/keygroups/key-groups.ts";
@@ -19,6 +19,9 @@ import { MemoryReplicaStorage } from "../helpers/memory-replica-storage.ts";
 import { record as storedRecord, spec } from "../helpers/fixtures.ts";
 
 const tuning = { dedupWindow: 64, checkpointEvery: 3 };
+
+/** A driver at time `atMs` whose switch tells no replica its new epoch (the tests reconcile by hand, as a later tick would). */
+const driver = (port: MovePort, memo: ReleasedMemo, atMs: number, save: () => Promise<void>): MoveDriver => ({ port, memo, now: () => atMs, save, reconfigure: async () => {}, answered: () => true });
 
 /** A dataflow of two partitions on in-memory replicas, with a router's and a monitor's view of it. */
 function world() {
@@ -106,6 +109,21 @@ const losing = (port: MovePort, kind: MoveStep["kind"]): MovePort => ({
 const statuses = (replies: readonly WriteReply[]) => replies.map((r) => (r.status === "ok" ? r.results.map((o) => o.status).join(",") : r.status));
 
 describe("advancing a key-group move", () => {
+  it("ends in one call when the switch tells both pairs their new epoch, stamping how long the records waited", async () => {
+    const w = world();
+    const move = startMove(w.record);
+    let at = 100;
+    const told: number[][] = [];
+    const reconfigure = async (routes: readonly { partition: number }[]) => {
+      told.push(routes.map((r) => r.partition));
+      w.reconcile();
+    };
+    const timed: MoveDriver = { port: w.port, memo: new Map(), now: () => (at += 7), save: async () => {}, reconfigure, answered: () => true };
+    expect(await advanceMove(w.record, move, timed)).toEqual({ state: "finished" });
+    expect(told).toEqual([[move.from, move.to]]);
+    expect(move).toMatchObject({ releasedAtMs: 107, switchedAtMs: 114 });
+  });
+
   it("releases, adopts, switches routing with both epochs raised, then forgets; nothing lost or counted twice", async () => {
     const w = world();
     const moved = keyOf(w.record, (g) => g === G);
@@ -118,12 +136,12 @@ describe("advancing a key-group move", () => {
     let saves = 0;
     const memo: ReleasedMemo = new Map();
     // The switch is saved, then forget waits for the replicas to hold the new epoch.
-    expect(await advanceMove(w.port, w.record, move, memo, 10, async () => void saves++)).toMatchObject({ state: "waiting", why: expect.stringMatching(/^forget on .*: behind$/) });
+    expect(await advanceMove(w.record, move, driver(w.port, memo, 10, async () => void saves++))).toMatchObject({ state: "waiting", why: expect.stringMatching(/^forget on .*: behind$/) });
     expect(w.record.keyGroups?.owners?.[G]).toBe(move.to);
     expect(w.record.routes.map((r) => r.epoch)).toEqual(epochs.map((e) => e + 1));
     expect(move).toMatchObject({ phase: "forget", releasedAtMs: 10, switchedAtMs: 10 });
     w.reconcile();
-    expect(await advanceMove(w.port, w.record, move, memo, 20, async () => void saves++)).toEqual({ state: "finished" });
+    expect(await advanceMove(w.record, move, driver(w.port, memo, 20, async () => void saves++))).toEqual({ state: "finished" });
     expect(w.record.moves).toEqual([]);
     expect(saves).toBe(4);
     // Batch 1 resent under the new routing: every part a duplicate. Batch 2 applied once.
@@ -138,17 +156,17 @@ describe("advancing a key-group move", () => {
     const { w, move, target } = await movingG();
     // The target applies the adopt, but its answer is lost; then its pair becomes unavailable.
     const memo: ReleasedMemo = new Map();
-    expect(await advanceMove(losing(w.port, "adopt"), w.record, move, memo, 0, async () => {})).toMatchObject({ state: "waiting", why: expect.stringMatching(/^adopt on .*answer lost$/) });
+    expect(await advanceMove(w.record, move, driver(losing(w.port, "adopt"), memo, 0, async () => {}))).toMatchObject({ state: "waiting", why: expect.stringMatching(/^adopt on .*answer lost$/) });
     target.status = "unavailable";
     w.down.add(target.primary);
-    expect(await advanceMove(w.port, w.record, move, memo, 1, async () => {})).toMatchObject({ state: "waiting", why: expect.stringMatching(/^adopt on /) });
+    expect(await advanceMove(w.record, move, driver(w.port, memo, 1, async () => {}))).toMatchObject({ state: "waiting", why: expect.stringMatching(/^adopt on /) });
     expect(move.phase).toBe("adopt");
     // Back: the repeated adopt is answered from what was applied, and the move goes on.
     target.status = "degraded";
     w.down.delete(target.primary);
-    expect(await advanceMove(w.port, w.record, move, memo, 2, async () => {})).toMatchObject({ state: "waiting", why: expect.stringMatching(/^forget on .*: behind$/) });
+    expect(await advanceMove(w.record, move, driver(w.port, memo, 2, async () => {}))).toMatchObject({ state: "waiting", why: expect.stringMatching(/^forget on .*: behind$/) });
     w.reconcile();
-    expect(await advanceMove(w.port, w.record, move, memo, 3, async () => {})).toEqual({ state: "finished" });
+    expect(await advanceMove(w.record, move, driver(w.port, memo, 3, async () => {}))).toEqual({ state: "finished" });
   });
 
   it("goes on after a monitor restart and a takeover on the source between release and adopt", async () => {
@@ -156,7 +174,7 @@ describe("advancing a key-group move", () => {
     if (!source.standby) throw new Error("the source has no standby");
     // The target's primary does not answer: the move waits in adopt.
     w.down.add(target.primary);
-    const first = await advanceMove(w.port, w.record, move, new Map(), 0, async () => {});
+    const first = await advanceMove(w.record, move, driver(w.port, new Map(), 0, async () => {}));
     expect(first).toMatchObject({ state: "waiting", why: expect.stringMatching(/^adopt on /) });
     // The record says the batch's group is released: a write of it waits.
     expect(statuses(await w.send(2, [moved]))).toEqual(["blocked"]);
@@ -171,9 +189,9 @@ describe("advancing a key-group move", () => {
     w.reconcile();
     // A restarted monitor remembers nothing of the release: it asks the new primary again.
     const memo: ReleasedMemo = new Map();
-    await advanceMove(w.port, w.record, move, memo, 5, async () => {});
+    await advanceMove(w.record, move, driver(w.port, memo, 5, async () => {}));
     w.reconcile();
-    expect(await advanceMove(w.port, w.record, move, memo, 6, async () => {})).toEqual({ state: "finished" });
+    expect(await advanceMove(w.record, move, driver(w.port, memo, 6, async () => {}))).toEqual({ state: "finished" });
     expect(statuses(await w.send(1, [moved]))).toEqual(["duplicate"]);
     expect(statuses(await w.send(2, [moved]))).toEqual(["applied"]);
     expect(w.counts("primary")).toEqual({ [moved]: 2 });
@@ -182,10 +200,10 @@ describe("advancing a key-group move", () => {
   it("gives the move up when the target becomes unavailable before the adopt was sent: the source holds the group again", async () => {
     const { w, moved, move, target } = await movingG();
     // The source applies the release, but its answer is lost: the move stays in phase release.
-    expect(await advanceMove(losing(w.port, "release"), w.record, move, new Map(), 0, async () => {})).toMatchObject({ state: "waiting", why: expect.stringMatching(/answer lost$/) });
+    expect(await advanceMove(w.record, move, driver(losing(w.port, "release"), new Map(), 0, async () => {}))).toMatchObject({ state: "waiting", why: expect.stringMatching(/answer lost$/) });
     expect(statuses(await w.send(2, [moved]))).toEqual(["blocked"]);
     target.status = "unavailable";
-    expect(await advanceMove(w.port, w.record, move, new Map(), 1, async () => {})).toEqual({ state: "given-up", why: `partition ${move.to} became unavailable before the move finished` });
+    expect(await advanceMove(w.record, move, driver(w.port, new Map(), 1, async () => {}))).toEqual({ state: "given-up", why: `partition ${move.to} became unavailable before the move finished` });
     expect(w.record.moves).toEqual([]);
     expect(w.record.keyGroups?.owners).toBeNull();
     expect(statuses(await w.send(1, [moved]))).toEqual(["duplicate"]);

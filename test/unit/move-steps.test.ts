@@ -38,7 +38,7 @@ function pair(partition: number) {
   primary.init({ ...base, name: `p${partition}-a`, role: "primary", hasStandby: true, standby: `p${partition}-b` });
   standby.init({ ...base, name: `p${partition}-b`, role: "standby", hasStandby: false });
   link.standby = standby;
-  return { primary, standby, storage, standbyStorage };
+  return { primary, standby, storage, standbyStorage, link };
 }
 
 /** Keys of group `group` and of other groups. */
@@ -73,7 +73,7 @@ describe("a key-group move through the log", () => {
     expect(await counts(a.primary)).toEqual({ [stays]: 1 });
     expect(await counts(a.standby)).toEqual({ [stays]: 1 });
     // The source refuses the group's records, and logs nothing of such a write.
-    expect(await write(a.primary, 2, [stays, moved])).toEqual({ status: "blocked", reason: `key group ${G} is moving to another partition` });
+    expect(await write(a.primary, 2, [stays, moved])).toEqual({ status: "blocked", reason: `key group ${G} is moving to another partition`, until: "routing sends the group to its new partition" });
     expect(a.primary.status()?.lsn).toBe(2);
     const adopt = { kind: "adopt" as const, move: 1, of: GROUPS, groups: [G], ...released.released };
     expect(await step(b.primary, adopt)).toEqual({ status: "ok", released: null });
@@ -103,6 +103,41 @@ describe("a key-group move through the log", () => {
     expect(await counts(b.primary)).toEqual({ "b-own": 1, [moved]: 1 });
     expect(await counts(b.standby)).toEqual({ "b-own": 1, [moved]: 1 });
     expect(await write(b.primary, 1, ["b-own", moved])).toMatchObject({ status: "ok", results: [{ status: "duplicate" }] });
+  });
+
+  it("a batch the target applied between the adopt and the switch held none of the group's records: resent after the switch, they are applied", async () => {
+    const a = pair(0);
+    const b = pair(1);
+    const released = await step(a.primary, { kind: "release", move: 1, of: GROUPS, groups: [G] });
+    if (released.status !== "ok" || !released.released) throw new Error("release");
+    await step(b.primary, { kind: "adopt", move: 1, of: GROUPS, groups: [G], ...released.released });
+    // Routing still sends the group to A, which refuses batch 1's part for it; B applies its own part.
+    expect(await write(a.primary, 1, [moved])).toMatchObject({ status: "blocked" });
+    expect(await write(b.primary, 1, ["b-own"])).toMatchObject({ status: "ok", results: [{ status: "applied" }] });
+    // After the switch the producer resends batch 1, split by the new owners: B gets both parts.
+    expect(await write(b.primary, 1, ["b-own", moved])).toMatchObject({ status: "ok", results: [{ status: "applied" }] });
+    expect(await counts(b.primary)).toEqual({ "b-own": 1, [moved]: 1 });
+    expect(await counts(b.standby)).toEqual({ "b-own": 1, [moved]: 1 });
+    expect(await write(b.primary, 1, ["b-own", moved])).toMatchObject({ status: "ok", results: [{ status: "duplicate" }] });
+  });
+
+  it("records of a moved-in group are logged though an entry of the same batch, without them, is still pending", async () => {
+    const a = pair(0);
+    const b = pair(1);
+    const released = await step(a.primary, { kind: "release", move: 1, of: GROUPS, groups: [G] });
+    if (released.status !== "ok" || !released.released) throw new Error("release");
+    await step(b.primary, { kind: "adopt", move: 1, of: GROUPS, groups: [G], ...released.released });
+    // B's standby stops answering: batch 1's own part is logged, pending.
+    b.link.standby = null;
+    const first = write(b.primary, 1, ["b-own"]);
+    // After the switch, the resend brings the moved group's records too: they are logged, not folded into the pending entry.
+    const second = write(b.primary, 1, ["b-own", moved]);
+    expect(b.primary.status()?.lsn).toBe(3);
+    b.link.standby = b.standby;
+    await Promise.allSettled([first, second]);
+    expect(await b.primary.flush(1)).toMatchObject({ status: "ok" });
+    expect(await counts(b.primary)).toEqual({ "b-own": 1, [moved]: 1 });
+    expect(await counts(b.standby)).toEqual({ "b-own": 1, [moved]: 1 });
   });
 
   it("repeats are answered without a second entry; contradictions are refused; a return gives the state back", async () => {
@@ -167,7 +202,7 @@ describe("a key-group move through the log", () => {
     const epoch2 = (host: ReplicaHost, seq: number, keys: string[]) => host.write({ epoch: 2, batches: [{ producer: "p", seq, records: JSON.stringify(keys.map((k) => [k, 100, 1])) }] });
     // The adopted memory still judges the moved group at B; A still refuses it and still holds what it released.
     expect(await epoch2(restartedB, 1, [moved])).toMatchObject({ status: "ok", results: [{ status: "duplicate" }] });
-    expect(await epoch2(restartedA, 2, [moved])).toEqual({ status: "blocked", reason: `key group ${G} is moving to another partition` });
+    expect(await epoch2(restartedA, 2, [moved])).toEqual({ status: "blocked", reason: `key group ${G} is moving to another partition`, until: "routing sends the group to its new partition" });
     expect(await carryOutMoveStep(restartedA, { epoch: 2, step: { kind: "release", move: 1, of: GROUPS, groups: [G] } }, tuning)).toEqual(released);
   });
 });

@@ -185,6 +185,7 @@ function alarmHost(records: DataflowRecord[]) {
       const before = new Map(loaded.map((r) => [r.id, JSON.stringify(r)]));
       const written = new Map<string, string>();
       return {
+        released: () => new Map(),
         save: async (r, h) => {
           health.set(r.id, h);
           const json = JSON.stringify(r);

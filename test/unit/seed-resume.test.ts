@@ -18,6 +18,7 @@ function restartableHarness() {
   let saved = structuredClone(h.record);
   const writes: string[] = [];
   h.store = {
+    released: () => new Map(),
     save: async (record) => {
       if (JSON.stringify(record) === JSON.stringify(saved)) return;
       saved = structuredClone(record);

@@ -110,7 +110,7 @@ async function stallPrimary(stallMs: number): Promise<{ failedOver: boolean }> {
   const host: DueTickHost = {
     list: () => [DataflowRecordSchema.parse(JSON.parse(stored))],
     health: () => health,
-    tickStore: () => ({ save: async (r) => void (stored = JSON.stringify(r)) }),
+    tickStore: () => ({ save: async (r) => void (stored = JSON.stringify(r)), released: () => new Map() }),
     setIdleMarker: () => {},
     port: () => cluster,
     finishDeletion: async () => undefined,

@@ -50,4 +50,31 @@ describe("writeBatch errors", () => {
     expect(message).toContain("while it stays down the partition waits for it to return");
     expect(message).not.toMatch(/standby's|partner/);
   });
+
+  it("after a stale answer, retries the partition at its new epoch, unless key groups moved: then the client resends, split by the new owners", async () => {
+    const r = record("df", spec({ partitions: 2 }));
+    const subBatches = routeEvents(r.spec, [{ page: "a", ts: 1, bytes: 1 }], 0, 256, keyGroupMapOf(r));
+    const [partition] = [...subBatches.keys()];
+    const sent: number[] = [];
+    const send: SendBatch = async (_primary, epoch) => {
+      sent.push(epoch);
+      return epoch === 1 ? { status: "stale", epoch: 2 } : { status: "ok", results: [{ status: "applied", lsn: 1, replicated: true, late: 0 }] };
+    };
+    const bumped = (owners: number[] | null): DataflowRecord => ({
+      ...r,
+      keyGroups: owners === null ? r.keyGroups : { groups: r.keyGroups?.groups ?? 256, owners },
+      routes: r.routes.map((route) => ({ ...route, epoch: route.epoch + 1 })),
+    });
+    // A fail-over: same owners, a new epoch. The partition is retried there.
+    const acks = await writeBatch(send, [{ record: r, subBatches }], { producer: "p", seq: 1 }, async () => [bumped(null)]);
+    expect(acks[0]?.partitions[0]).toMatchObject({ partition, duplicate: false });
+    expect(sent).toEqual([1, 2]);
+    // A move switched owners meanwhile: the sub-batch was split by the old ones, so it is not retried.
+    sent.length = 0;
+    const owners = Array.from({ length: r.keyGroups?.groups ?? 256 }, (_, g) => (g + 1) % 2);
+    const err = await writeBatch(send, [{ record: r, subBatches }], { producer: "p", seq: 1 }, async () => [bumped(owners)]).catch((e: unknown) => e);
+    expect(sent).toEqual([1]);
+    expect(err).toBeInstanceOf(FluxError);
+    expect((err as FluxError).message).toContain("a fail-over or a move of key groups happened while the batch was written");
+  });
 });
