@@ -1,10 +1,12 @@
 /**
  * Writes one posted batch to every partition it touches, across every dataflow reading
  * the stream, concurrently. A stale-epoch answer triggers one routing refresh and a retry
- * of that partition (safe: replicas dedup), unless key groups moved meanwhile (issue 28):
- * the sub-batch was split by the old owners, so the client resends and the batch is split
- * afresh. Any partition that cannot confirm the batch turns the whole answer into an
- * error, so the client resends with the same seq.
+ * of that partition (safe: replicas dedup). If key groups moved meanwhile (issue 28), the
+ * sub-batches were split by the old owners: the dataflow's records are split again by the
+ * new ones and every part written again, as a client's resend would be (a partition that
+ * applied its old part judges each record by its group's memory, `group-dedup.ts`). Any
+ * partition that cannot confirm the batch turns the whole answer into an error, so the
+ * client resends with the same seq.
  */
 import { FluxError } from "../errors.ts";
 import type { PartitionAck } from "../wire/ingest.ts";
@@ -12,6 +14,7 @@ import type { Refusal } from "../wire/replica-rpc.ts";
 import type { DataflowRecord } from "../wire/routing.ts";
 import type { FluxRecord } from "../wire/window-result.ts";
 import { writePartition, type PartitionOutcome, type SendBatch } from "./write-partition.ts";
+import { keyGroupMapOf, partitionOfKey } from "../keygroups/key-groups.ts";
 
 /** One dataflow's share of the batch: its record and sub-batches by partition. */
 export interface RoutedDataflow {
@@ -53,16 +56,20 @@ export async function writeBatch(
     const first = await attempt(record);
     if (first.status !== "refused" || first.refusal.status !== "stale") return first;
     const updated = (await refreshOnce()).find((r) => r.id === record.id);
-    return updated && JSON.stringify(updated.keyGroups) === JSON.stringify(record.keyGroups) ? attempt(updated) : first;
+    return updated && sameOwners(updated, record) ? attempt(updated) : first;
   };
 
+  const writeAll = (record: DataflowRecord, subBatches: ReadonlyMap<number, FluxRecord[]>) =>
+    Promise.all([...subBatches].map(([partition, records]) => writeOne(record, partition, JSON.stringify(records))));
+
   const outcomes = await Promise.all(
-    routed.map(async ({ record, subBatches }) => ({
-      record,
-      outcomes: await Promise.all(
-        [...subBatches].map(([partition, records]) => writeOne(record, partition, JSON.stringify(records))),
-      ),
-    })),
+    routed.map(async ({ record, subBatches }) => {
+      const list = await writeAll(record, subBatches);
+      if (!list.some((o) => o.status === "refused" && o.refusal.status === "stale")) return { record, outcomes: list };
+      const updated = (await refreshOnce()).find((r) => r.id === record.id);
+      if (!updated || sameOwners(updated, record)) return { record, outcomes: list };
+      return { record: updated, outcomes: await writeAll(updated, splitByOwner(updated, subBatches)) };
+    }),
   );
   return outcomes.map(({ record, outcomes: list }) => ({ dataflow: record.id, partitions: list.map((o) => toAck(record, o, batch)) }));
 }
@@ -120,4 +127,23 @@ function toAck(record: DataflowRecord, outcome: PartitionOutcome, batch: { produ
         { dataflow, partition: outcome.partition, replica: outcome.replica, reason: outcome.reason },
       );
   }
+}
+
+function sameOwners(a: DataflowRecord, b: DataflowRecord): boolean {
+  return a.routes.length === b.routes.length && JSON.stringify(a.keyGroups) === JSON.stringify(b.keyGroups);
+}
+
+/** The records of `subBatches` split again by `record`'s owners (a record's key is its first field). */
+function splitByOwner(record: DataflowRecord, subBatches: ReadonlyMap<number, FluxRecord[]>): Map<number, FluxRecord[]> {
+  const map = keyGroupMapOf(record);
+  const parts = new Map<number, FluxRecord[]>();
+  for (const records of subBatches.values()) {
+    for (const r of records) {
+      const partition = partitionOfKey(map, r[0]);
+      const part = parts.get(partition);
+      if (part) part.push(r);
+      else parts.set(partition, [r]);
+    }
+  }
+  return parts;
 }
