@@ -4,9 +4,10 @@
  * first moves ran and while posts go on. The monitor takes over, every move finishes or is
  * given up with its groups back where they were, the partitions end healthy with an even
  * share of the groups, and the results equal one application of every acknowledged batch.
+ * A subscriber resuming with a cursor from before the growth gets every window once.
  */
 import { describe, expect, it } from "vitest";
-import { call, clicksSpec, createDataflow, postEvents } from "../helpers/api.ts";
+import { call, clicksSpec, createDataflow, postEvents, subscribe } from "../helpers/api.ts";
 import { expectExact, fault, faultSpec, routing, tick, type Event } from "../helpers/fault-client.ts";
 
 const PAGES = Array.from({ length: 16 }, (_, i) => `/p${i}`);
@@ -76,5 +77,45 @@ describe.each(["source", "target"] as const)("a crash of the %s primary while th
     expect((await routing(id)).map((r) => r.primary)).not.toContain(victim);
     expect(codes.length, "the client saw the fault").toBeGreaterThan(0);
     await expectExact(id, stream, acked);
+  });
+});
+
+describe("a subscriber while the dataflow grows", () => {
+  it("resumes with its old cursor and gets every closed window exactly once, wherever its key's group went", async () => {
+    const pages = Array.from({ length: 24 }, (_, i) => `/s${i}`);
+    const { id, stream } = await createDataflow({ partitions: 2, window: { kind: "tumbling", sizeMs: 1_000 } });
+    const post = async (second: number) => {
+      for (let attempt = 0; attempt < 40; attempt++) {
+        const res = await postEvents(stream, "p", second + 1, pages.map((page) => ({ page, ts: second * 1_000 + 5, bytes: 1 })));
+        if (res.status === 200) return;
+        expect(res.status).toBe(503);
+        await tick(id);
+      }
+      throw new Error(`second ${second} not acknowledged`);
+    };
+    for (let second = 0; second < 3; second++) await post(second);
+    const before = await subscribe(id, 200);
+    expect(before.length).toBe(pages.length * 2);
+    expect((await call("PUT", `/v1/dataflows/${id}`, clicksSpec(stream, { partitions: 3, window: { kind: "tumbling", sizeMs: 1_000 } }))).status).toBe(202);
+    for (let second = 3; second < 7; second++) {
+      await post(second);
+      await tick(id);
+    }
+    for (let i = 0; i < 60 && (await statusOf(id)).moves.length > 0; i++) await tick(id);
+    expect((await statusOf(id)).moves).toEqual([]);
+    // The cursor names two partitions; the third is read from its first window.
+    const cursor = before.at(-1)?.id ?? "";
+    expect(cursor.split(",")).toHaveLength(2);
+    // Long enough for a feed that starts from cached routing to be refused, refresh it and go on.
+    const after = await subscribe(id, 1_500, cursor);
+    const windowOf = (e: (typeof before)[number]) => `${e.data.key}@${e.data.windowStartMs}`;
+    const seen = [...before, ...after];
+    expect(new Set(seen.map(windowOf)).size, "no window twice").toBe(seen.length);
+    const everything = await subscribe(id, 1_500);
+    expect(seen.map(windowOf).sort()).toEqual(everything.map(windowOf).sort());
+    // Seconds 0..5 are closed for every page (second 6 reached every partition), each counted once.
+    const expected = pages.flatMap((page) => [0, 1, 2, 3, 4, 5].map((s) => `${page}@${s * 1_000}`)).sort();
+    expect(everything.map(windowOf).sort()).toEqual(expected);
+    expect(everything.every((e) => e.data.values.n === 1)).toBe(true);
   });
 });
