@@ -9,7 +9,7 @@ import { desiredConfigs } from "../shared/monitor/desired-config.ts";
 import type { MonitorPort } from "../shared/monitor/monitor-port.ts";
 import type { IdleMarker } from "../shared/monitor/probe-schedule.ts";
 import { changedFields, isSameSpec, planDataflow } from "../shared/plan-dataflow.ts";
-import { planGrowth, type RescaleRefusal } from "../shared/moves/plan-rescale.ts";
+import { planGrowth, planRebalance, type RescaleRefusal } from "../shared/moves/plan-rescale.ts";
 import type { DataflowSpec } from "../shared/wire/dataflow-spec.ts";
 import type { DataflowRecord, HealthMap, PartitionRoute } from "../shared/wire/routing.ts";
 import type { MonitorRecords } from "./monitor-records.ts";
@@ -50,6 +50,7 @@ export async function createDataflow(
     const onlyPartitions = changedFields(existing.spec, spec).join() === "partitions";
     return existing.ready && onlyPartitions ? rescaleDataflow(records, portFor, config, existing, spec.partitions) : { status: "conflict", record: existing };
   }
+  if (existing?.ready && rescaleUnderway(records, existing)) return { status: "rescaling", record: existing };
   const record = existing ?? planDataflow(id, spec, Date.now(), config.locationHints, records.tombstone(id) + 1);
   if (!existing) records.put(record);
   if (!record.ready) {
@@ -58,6 +59,18 @@ export async function createDataflow(
     records.put(record);
   }
   return { status: existing?.ready ? "unchanged" : "created", record };
+}
+
+/**
+ * The same spec sent again while its groups are uneven or moving (issue 28): moves under
+ * way go on; with none, moves are queued that even the shares out (a rescale whose moves
+ * were given up finishes this way). @returns whether moves are under way now.
+ */
+function rescaleUnderway(records: MonitorRecords, record: DataflowRecord): boolean {
+  if (record.moves.length > 0) return true;
+  if (planRebalance(record, Date.now()) === 0) return false;
+  records.put(record);
+  return true;
 }
 
 /**

@@ -68,7 +68,8 @@ export async function putDataflow(o: RegistryContext, id: string, spec: Dataflow
   let entry = o.entries.read(id);
   if (entry && (entry.deleting || !isSameSpec(entry.spec, spec))) {
     const { record } = await o.monitor(id).lookup();
-    const rescale = record !== null && !entry.deleting && changedFields(record.spec, spec).join() === "partitions";
+    // A rescale; or its request retried after the monitor stored it but before this entry was (the entry is repaired below).
+    const rescale = record !== null && !entry.deleting && (isSameSpec(record.spec, spec) || changedFields(record.spec, spec).join() === "partitions");
     if (record && !rescale) return { status: entry.deleting ? "deleting" : "conflict", record };
     if (!record) {
       // Its monitor holds nothing: a deletion finished (its note to the registry was lost), or a
@@ -84,7 +85,7 @@ export async function putDataflow(o: RegistryContext, id: string, spec: Dataflow
     return { status: created.status, record: created.record };
   }
   if (created.status === "refused") return created;
-  if (created.status === "rescaling") o.entries.put({ v: 1, id, spec: created.record.spec, createdAtMs: created.record.createdAtMs, deleting: false });
+  if (!isSameSpec(o.entries.read(id)?.spec ?? spec, created.record.spec)) o.entries.put({ v: 1, id, spec: created.record.spec, createdAtMs: created.record.createdAtMs, deleting: false });
   if (spec.stream !== undefined) await o.syncDirectory(spec.stream);
   const sources = sourcesOf(spec);
   const starts = await Promise.all(sources.map(async (dataflow) => ({ dataflow, resultsSoFar: await o.monitor(dataflow).resultsSoFar() })));

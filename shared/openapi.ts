@@ -58,10 +58,10 @@ function dataflowPaths(h: Helpers) {
         responses: {
           "201": ok("created", PutDataflowResponseSchema),
           "200": ok("already exists with this spec", PutDataflowResponseSchema),
-          "202": ok("exists with this spec but another partition count: its new partitions were created and key groups are moving to them while ingest goes on (status `rescaling`; `GET /v1/status` shows the moves)", PutDataflowResponseSchema),
+          "202": ok("exists with this spec except a lower partition count: its new partitions were created and key groups are moving to them while ingest goes on (status `rescaling`; `GET /v1/status` shows the moves); or exists with this very spec while its moves still run, or after moves were given up (then moves that even out the groups are queued)", PutDataflowResponseSchema),
           ...errors(["400", "409", ...WITH_BODY], {
             "400": "invalid spec (INVALID_REQUEST, INVALID_JSON), or one that does not fit its stream's declared schema (INVALID_REQUEST): a field it reads that is undeclared, optional or of another type, or that no event can hold (its nearest declared ancestor not an object, or an object declaring fields of its own with additionalFields false); for a stage (`from`), an upstream that does not exist, is being deleted or is the stage itself, or a field its upstreams' results do not carry",
-            "409": "a valid spec (every 400 check passed first) under an id that exists with another spec, or is being deleted (SPEC_CONFLICT); a new partition count that cannot be applied: lower than the current one, above the dataflow's key-group count, or for a stage or a dataflow stages read (SPEC_CONFLICT); or while an earlier rescale's moves are still running (RESCALE_IN_PROGRESS, retryable)",
+            "409": "a valid spec (every 400 check passed first) under an id that exists with another spec, or is being deleted (SPEC_CONFLICT); a new partition count that cannot be applied: lower than the current one, above the dataflow's key-group count, for a stage or a dataflow stages read, or for a custom operator that cannot move keys' state (SPEC_CONFLICT); or while an earlier rescale's moves are still running (RESCALE_IN_PROGRESS, retryable)",
           }),
         },
       },

@@ -53,7 +53,7 @@ export const dataflowRoutes = new Hono<AppEnv>()
     if (result.status === "conflict") {
       const changed = changedFields(result.record.spec, spec);
       const why = changed.includes("partitions")
-        ? "changing the partition count needs repartitioning, which does not exist yet"
+        ? "changing the partition count together with other fields is not supported (send the stored spec with only a higher `partitions` to grow it)"
         : "changing a dataflow is not supported yet";
       throw new FluxError("SPEC_CONFLICT", `dataflow '${id}' exists with a different ${changed.join(", ")}: ${why}; delete it first or use another id`, {
         changed,

@@ -30,11 +30,17 @@ export const subscribeRoutes = new Hono<AppEnv>().get(
     const webSocket = c.req.header("upgrade")?.toLowerCase() === "websocket";
     // Hono also routes HEAD here, and a HEAD response cannot carry the upgrade.
     if (webSocket && c.req.method !== "GET") throw new FluxError("INVALID_REQUEST", `a WebSocket upgrade must be a GET, not ${c.req.method}`);
-    const { record } = await readableDataflow(c.env, c.var.config, c.var.dataflowCache, id);
+    const readable = await readableDataflow(c.env, c.var.config, c.var.dataflowCache, id);
+    let { record } = readable;
     // Only a reconnecting EventSource sends Last-Event-ID; a WebSocket resumes from ?cursor=.
     const text = webSocket ? fromQuery : (c.req.header("last-event-id") ?? fromQuery);
     if (text !== undefined && !CursorTextSchema.safeParse(text).success) throw new FluxError("INVALID_REQUEST", "the cursor must look like 0,12,3");
-    const cursor = parseCursor(text, record.spec.partitions);
+    let cursor = parseCursor(text, record.spec.partitions);
+    // A cursor naming more partitions than a cached record knows may come from after the dataflow grew: ask its monitor.
+    if (!cursor && readable.cached) {
+      ({ record } = await readableDataflow(c.env, c.var.config, c.var.dataflowCache, id, true));
+      cursor = parseCursor(text, record.spec.partitions);
+    }
     if (!cursor) throw new FluxError("INVALID_REQUEST", `the cursor names more partitions than dataflow '${id}' has (${record.spec.partitions}): it must have one number per partition`);
     const revocation = revocationCheck(c);
     // A signed token's feed ends when the token expires, as if maxMs had passed: the client's reconnect then gets the 401.

@@ -12,14 +12,15 @@
  * always held. A batch is whole when every judge agrees (the usual case, one lookup each);
  * otherwise its records are kept per group, by that group's judge.
  *
- * A judge records an applied batch only when the batch held records of its groups. A
- * segment arrives (adopt) before routing sends its groups here (switch): a batch applied
+ * A segment arrives (adopt) before routing sends its groups here (switch): a batch applied
  * in between holds none of their records, which are still on their way to the source (it
  * refuses them; the producer resends them here after the switch). Had the segment
- * recorded that batch, it would drop them as duplicates. Once records of its groups were
- * applied here, routing has switched: every batch's records of its groups arrive
- * together from then on, so judging per batch is exact again (`routed`). The own memory
- * records every batch: its groups were always routed here.
+ * recorded that batch, it would drop them as duplicates. So until records of its groups
+ * were applied here, a segment records only batches holding some (none can, before the
+ * switch). Once they were, routing has switched and this replica knows the new epoch, so
+ * it refuses writes split by the old owners: every batch's records of its groups arrive
+ * with the rest of its part here, and the segment records every batch again (`routed`),
+ * as the own memory always does (its groups were always routed here).
  *
  * A routed segment whose memory has become the own memory's (its producers sent `window`
  * more batches since) is retired; its groups are then judged by the own memory again.
@@ -51,15 +52,21 @@ export function judgeBatch(home: DedupState, inherited: readonly InheritedDedup[
 }
 
 /**
- * Records an applied batch in the own memory, and in each inherited segment whose groups
- * are among `groups` (those of the records applied), which are then routed here.
+ * Records an applied batch in the own memory and in each routed segment; a segment not
+ * routed yet records it only when some of `groupsOf()` (the groups of the records applied,
+ * computed only then) are its own, and is routed from then on.
  */
-export function recordBatch(home: DedupState, inherited: InheritedDedup[], producer: string, seq: number, window: number, groups: ReadonlySet<number>): void {
+export function recordBatch(home: DedupState, inherited: InheritedDedup[], producer: string, seq: number, window: number, groupsOf: () => ReadonlySet<number>): void {
   recordSeq(home, producer, seq, window);
+  let groups: ReadonlySet<number> | null = null;
   for (const segment of inherited) {
-    if (!segment.groups.some((g) => groups.has(g))) continue;
+    if (!segment.routed) {
+      groups ??= groupsOf();
+      const applied = groups;
+      if (!segment.groups.some((g) => applied.has(g))) continue;
+      segment.routed = true;
+    }
     recordSeq(segment.dedup, producer, seq, window);
-    segment.routed = true;
   }
 }
 

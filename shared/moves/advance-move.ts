@@ -81,10 +81,16 @@ export async function advanceMove(record: DataflowRecord, move: KeyGroupMove, dr
     }
     const silent = [from, to].find((route) => !driver.answered(route.primary));
     if (silent) return { state: "waiting", why: `primary ${silent.primary} of partition ${silent.partition} did not answer the last probe` };
+    // Not released while either pair recovers: the switch would wait for it, and the groups' posts with it.
+    const recovering = move.phase === "release" ? [from, to].find((route) => route.recovery !== null) : undefined;
+    if (recovering) return { state: "waiting", why: `partition ${recovering.partition} is recovering` };
     if (move.phase === "release" || (move.phase === "adopt" && !memo.has(move.id))) {
       if (from.status === "unavailable") return { state: "waiting", why: `partition ${move.from} is unavailable` };
       const reply = await send(from, { kind: "release", move: move.id, of, groups: move.groups });
-      if (reply.status === "refused") return end({ state: "given-up", why: reply.reason });
+      if (reply.status === "refused") {
+        move.failure = reply.reason;
+        return end({ state: "given-up", why: reply.reason });
+      }
       if (reply.status !== "ok" || !reply.released) return { state: "waiting", why: `release on ${from.primary}: ${describe(reply)}` };
       memo.set(move.id, reply.released);
       if (move.phase === "release") {

@@ -39,19 +39,39 @@ export function planGrowth(record: DataflowRecord, partitions: number, nowMs: nu
   record.routes = [...record.routes, ...routes];
   record.keyGroups = { groups: map.groups, owners };
   record.spec = { ...record.spec, partitions };
-  for (const move of evenShares(owners, partitions)) {
+  queueEvenShares(record, owners, nowMs);
+  return { routes };
+}
+
+/**
+ * Queues the moves that even out the groups of `record` (mutated) over its partitions, when
+ * none is under way: what a rescale whose moves were given up (a target unavailable) still
+ * owes. @returns how many it queued (0: the shares are even, or moves are under way).
+ */
+export function planRebalance(record: DataflowRecord, nowMs: number): number {
+  if (record.moves.length > 0 || record.spec.from !== undefined || record.readers.length > 0 || !isMovable(record)) return 0;
+  const map = keyGroupMapOf(record);
+  const owners = Array.from({ length: map.groups }, (_, g) => ownerOf(map, g));
+  return queueEvenShares(record, owners, nowMs);
+}
+
+function queueEvenShares(record: DataflowRecord, owners: number[], nowMs: number): number {
+  const moves = evenShares(owners, record.routes.length);
+  if (moves.length > 0) record.keyGroups = { groups: owners.length, owners };
+  for (const move of moves) {
     record.moves.push({ id: record.nextMove, ...move, phase: "release", startedAtMs: nowMs, releasedAtMs: null, switchedAtMs: null, failure: null });
     record.nextMove += 1;
   }
-  return { routes };
+  return moves.length;
+}
+
+function isMovable(record: DataflowRecord): boolean {
+  return compileDataflow(record.spec).bind(undefined).movable;
 }
 
 function growthRefusal(record: DataflowRecord, partitions: number): RescaleRefusal | null {
   const id = record.id;
   const unsupported = (refused: string): RescaleRefusal => ({ refused, code: "SPEC_CONFLICT" });
-  if (record.moves.length > 0) {
-    return { refused: `dataflow '${id}' is still moving key groups (${record.moves.length} moves left); send the new partition count once they are done (GET /v1/status shows them)`, code: "RESCALE_IN_PROGRESS" };
-  }
   if (record.spec.from !== undefined || record.readers.length > 0) {
     const why = record.spec.from !== undefined ? "it is a stage" : `stages read it (${record.readers.join(", ")})`;
     return unsupported(`dataflow '${id}' cannot change its partition count while ${why}: an exchange between stages tracks each upstream partition, and moving it is not built yet`);
@@ -61,9 +81,12 @@ function growthRefusal(record: DataflowRecord, partitions: number): RescaleRefus
   }
   const { groups } = keyGroupMapOf(record);
   if (partitions > groups) return unsupported(`dataflow '${id}' has ${groups} key groups, so at most ${groups} partitions`);
-  if (!compileDataflow(record.spec).bind(undefined).movable) {
+  if (!isMovable(record)) {
     const name = record.spec.operator?.name ?? "";
     return unsupported(`dataflow '${id}' runs the custom operator '${name}', which cannot hand keys' state to another partition (it defines no \`moves\`; see docs/OPERATORS.md): its partition count cannot change`);
+  }
+  if (record.moves.length > 0) {
+    return { refused: `dataflow '${id}' is still moving key groups (${record.moves.length} moves left); send the new partition count once they are done (GET /v1/status shows them)`, code: "RESCALE_IN_PROGRESS" };
   }
   return null;
 }

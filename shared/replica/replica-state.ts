@@ -161,7 +161,7 @@ export function recordApplied(state: ReplicaState, entry: LogEntry, tuning: Repl
   if (isCloseEntry(entry) || isDeliveryEntry(entry) || isMoveEntry(entry)) return;
   if (entry.producer.startsWith("$")) recordSeq(state.dedup, entry.producer, entry.seq, tuning.dedupWindow);
   else if (state.moves.inherited.length === 0) recordSeq(state.dedup, entry.producer, entry.seq, tuning.dedupWindow);
-  else recordBatch(state.dedup, state.moves.inherited, entry.producer, entry.seq, tuning.dedupWindow, groupsOfRecords(entry.records, state.moves.of));
+  else recordBatch(state.dedup, state.moves.inherited, entry.producer, entry.seq, tuning.dedupWindow, () => groupsOfRecords(entry.records, state.moves.of));
 }
 
 /** The key groups of a logged batch's records (`of` groups in all). */

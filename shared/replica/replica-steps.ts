@@ -69,17 +69,18 @@ export type BatchVerdict = { done: BatchOutcome } | { waitLsn: number; status: "
  * batches before it in the same write), assigns the next LSNs and logs the new entries.
  * Without a standby they are stable at once and applied. A duplicate of a pending entry
  * waits for that entry (but records of moved-in groups it lacks are logged: issue 28); one
- * already applied waits until the standby holds it too. A write with records of a key
- * group moving away logs nothing (`blocked`).
+ * already applied waits until the standby holds it too. A batch with records of a key
+ * group moving away is not logged (`blocked`; the write's other batches are).
  */
-export function logBatches(state: ReplicaState, msg: Write, tuning: ReplicaTuning): StepResult<{ status: "ok"; verdicts: BatchVerdict[] } | { status: "blocked"; reason: string; until: string } | Refusal> {
+export function logBatches(state: ReplicaState, msg: Write, tuning: ReplicaTuning): StepResult<{ status: "ok"; verdicts: BatchVerdict[] } | Refusal> {
   const refusal = checkEpoch(state, msg.epoch, "primary");
   if (refusal) return { reply: refusal, effects: noEffects() };
-  const moving = movingAway(state.moves, state.pending, msg.batches);
-  if (moving !== null) return { reply: { status: "blocked", reason: moving, until: "routing sends the group to its new partition" }, effects: noEffects() };
   const effects = noEffects();
   const meta = state.meta;
   const verdicts = msg.batches.map((batch): BatchVerdict => {
+    // Only this batch waits: a coalesced write carries other clients' batches too.
+    const moving = movingAway(state.moves, state.pending, [batch]);
+    if (moving !== null) return { done: { status: "blocked", reason: moving, until: "routing sends the group to its new partition" } };
     const judged = judgeIncoming(state.dedup, state.moves, batch, tuning.dedupWindow);
     const { verdict } = judged;
     let { records } = judged;

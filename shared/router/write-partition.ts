@@ -45,6 +45,8 @@ export async function writePartition(send: SendBatch, route: PartitionRoute, bat
       return { status: "duplicate", partition, lsn: outcome.lsn, replicated: outcome.replicated, late: 0 };
     case "too-old":
       return { status: "too-old", partition, high: outcome.high };
+    case "blocked":
+      return { status: "blocked", partition, reason: outcome.reason, until: outcome.until };
     case "unconfirmed":
       return { status: "incomplete", partition, replica: primary, standby, reason: outcome.reason };
   }

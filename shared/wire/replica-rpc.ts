@@ -89,18 +89,21 @@ const BatchOutcomeSchema = z.union([
   /** Below the dedup window: cannot tell whether it was applied. */
   z.object({ status: z.literal("too-old"), high: z.number().int() }),
   z.object({ status: z.literal("unconfirmed"), reason: z.string() }),
+  /** Holds records of a key group moving away (issue 28): nothing of it was logged; `until` says what ends it. */
+  z.object({ status: z.literal("blocked"), reason: z.string(), until: z.string() }),
 ]);
 export type BatchOutcome = z.infer<typeof BatchOutcomeSchema>;
 
 /**
- * The primary's answer to {@link Write}: one outcome per batch, in order; or `blocked`:
- * nothing was logged, because a stage reading this dataflow lags too far behind (issue
- * 27; `reason` names the edge) or records of the write are of a key group moving away
- * (issue 28); `until` says, in words, what ends it.
+ * The primary's answer to {@link Write}: one outcome per batch, in order (a batch holding
+ * records of a key group moving away is `blocked` alone: issue 28); or `blocked`: nothing
+ * was logged, because a stage reading this dataflow lags too far behind (issue 27;
+ * `reason` names the edge); `until` says, in words, what ends it.
  */
 const WriteReplySchema = z.union([
   z.object({ status: z.literal("ok"), results: z.array(BatchOutcomeSchema) }),
-  z.object({ status: z.literal("blocked"), reason: z.string(), until: z.string() }),
+  // `until` defaults for a replica of a version before issue 28 (only stages blocked writes then).
+  z.object({ status: z.literal("blocked"), reason: z.string(), until: z.string().default("the stage catches up") }),
   RefusalSchema,
 ]);
 export type WriteReply = z.infer<typeof WriteReplySchema>;

@@ -239,14 +239,14 @@ export const VARIANTS = {
   "switch-before-adopt": {
     what: "the monitor routes a moving key group to its target as soon as the source released it, before the target holds its state",
     breaks: ["exactly-once"],
-    // Measured at seed 3 when added.
-    runs: [{ workload: "moves", bound: 15 }],
+    // Measured at seed 6 when added.
+    runs: [{ workload: "moves", bound: 30 }],
     hooks: () => ({ save: switchAtRelease }),
   },
   "adopt-answered-early": {
     what: "the target primary answers an adopt once logged, before its standby holds it, so the source forgets its copy too early",
     breaks: ["exactly-once"],
-    // Measured at seed 9 when added: it needs the target primary to fail before its standby holds the adopt.
+    // Measured at seed 6 when added: it needs the target primary to fail before its standby holds the adopt.
     runs: [{ workload: "moves", bound: 45 }],
     hooks: () => ({ moveStep: adoptAnsweredEarly }),
   },

@@ -69,7 +69,7 @@ function run(plan: readonly Step[], window: number): { applied: Map<string, numb
       const fresh = part.filter(({ g }) => verdictOf(g) === "new");
       if (fresh.length === 0) continue;
       for (const { index } of fresh) applied.set(`${seq}/${index}`, (applied.get(`${seq}/${index}`) ?? 0) + 1);
-      recordBatch(home, inherited, "p", seq, window, new Set(fresh.map(({ g }) => g)));
+      recordBatch(home, inherited, "p", seq, window, () => new Set(fresh.map(({ g }) => g)));
     }
   };
   const switchAll = () => {
@@ -129,7 +129,7 @@ describe("dedup across key-group moves", () => {
 
   it("the motivating case: a group whose part failed moves in, and its resent records are applied", () => {
     const home: DedupState = {};
-    recordBatch(home, [], "p", 1, 1024, new Set([0]));
+    recordBatch(home, [], "p", 1, 1024, () => new Set([0]));
     // Group 3's part of batch 1 failed at the partition it came from: its memory has no batch 1.
     const inherited = [{ groups: [3], dedup: {}, routed: true }];
     const judged = judgeBatch(home, inherited, "p", 1, 1024);
@@ -142,16 +142,27 @@ describe("dedup across key-group moves", () => {
     // Group 3 was adopted; its records still go to the source, which refuses them.
     const inherited: InheritedDedup[] = [{ groups: [3], dedup: {}, routed: false }];
     // Batch 1's part here holds only group 0.
-    recordBatch(home, inherited, "p", 1, 1024, new Set([0]));
+    recordBatch(home, inherited, "p", 1, 1024, () => new Set([0]));
     expect(inherited).toEqual([{ groups: [3], dedup: {}, routed: false }]);
     // Not retired though it judges as the own memory does... for no batch yet: it stays until routed.
     expect(retireSegments({}, inherited, 1024)).toEqual(inherited);
     // After the switch, batch 1 is resent with group 3's records: they are new, group 0's are not.
     const judged = judgeBatch(home, inherited, "p", 1, 1024);
     expect("perGroup" in judged && [judged.perGroup(3), judged.perGroup(0)]).toEqual(["new", "duplicate"]);
-    recordBatch(home, inherited, "p", 1, 1024, new Set([3]));
+    recordBatch(home, inherited, "p", 1, 1024, () => new Set([3]));
     expect(inherited[0]?.routed).toBe(true);
     expect(judgeBatch(home, inherited, "p", 1, 1024)).toEqual({ whole: "duplicate" });
+  });
+
+  it("a routed segment records every batch, so it retires once its producers sent a window's worth more", () => {
+    const home: DedupState = {};
+    const inherited: InheritedDedup[] = [{ groups: [3], dedup: { $p: { high: 9, applied: [9], floor: 0 } }, routed: false }];
+    // Its first records (group 3) route it here.
+    recordBatch(home, inherited, "p", 10, 4, () => new Set([3]));
+    expect(inherited[0]?.routed).toBe(true);
+    // Batches holding only other groups are recorded by it too from now on.
+    for (let seq = 11; seq <= 20; seq++) recordBatch(home, inherited, "p", seq, 4, () => new Set([0]));
+    expect(retireSegments(home, inherited, 4)).toEqual([]);
   });
 
   it("retires a routed segment once it judges as the own memory does, and merges routed twins", () => {
@@ -160,7 +171,7 @@ describe("dedup across key-group moves", () => {
       { groups: [5], dedup: {}, routed: true },
       { groups: [2], dedup: {}, routed: true },
     ];
-    const all = new Set([2, 5]);
+    const all = () => new Set([2, 5]);
     recordBatch(home, [], "p", 1, 2, all);
     recordBatch(home, inherited, "p", 2, 2, all);
     // Both segments lack batch 1, which the own memory still judges: they stay, merged.

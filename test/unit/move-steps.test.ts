@@ -73,8 +73,18 @@ describe("a key-group move through the log", () => {
     expect(await counts(a.primary)).toEqual({ [stays]: 1 });
     expect(await counts(a.standby)).toEqual({ [stays]: 1 });
     // The source refuses the group's records, and logs nothing of such a write.
-    expect(await write(a.primary, 2, [stays, moved])).toEqual({ status: "blocked", reason: `key group ${G} is moving to another partition`, until: "routing sends the group to its new partition" });
+    expect(await write(a.primary, 2, [stays, moved])).toEqual({ status: "ok", results: [{ status: "blocked", reason: `key group ${G} is moving to another partition`, until: "routing sends the group to its new partition" }] });
     expect(a.primary.status()?.lsn).toBe(2);
+    // A coalesced write (several clients' batches) waits only for the batch holding the moving group.
+    const coalesced = a.primary.write({
+      epoch: 1,
+      batches: [
+        { producer: "p", seq: 3, records: JSON.stringify([[moved, 100, 1]]) },
+        { producer: "r", seq: 1, records: JSON.stringify([[stays, 100, 1]]) },
+      ],
+    });
+    expect(await coalesced).toMatchObject({ status: "ok", results: [{ status: "blocked" }, { status: "applied" }] });
+    expect(a.primary.status()?.lsn).toBe(3);
     const adopt = { kind: "adopt" as const, move: 1, of: GROUPS, groups: [G], ...released.released };
     expect(await step(b.primary, adopt)).toEqual({ status: "ok", released: null });
     expect(await counts(b.primary)).toEqual({ "b-own": 1, [moved]: 1 });
@@ -86,7 +96,7 @@ describe("a key-group move through the log", () => {
     expect(await step(a.primary, { kind: "forget", move: 1 })).toEqual({ status: "ok", released: null });
     expect(await write(a.primary, 2, [stays])).toMatchObject({ status: "ok", results: [{ status: "applied" }] });
     expect(await counts(b.primary)).toEqual({ "b-own": 1, [moved]: 2 });
-    expect(await counts(a.primary)).toEqual({ [stays]: 2 });
+    expect(await counts(a.primary)).toEqual({ [stays]: 3 });
     expect(b.standby.status()?.appliedLsn).toBe(b.primary.status()?.appliedLsn);
   });
 
@@ -112,7 +122,7 @@ describe("a key-group move through the log", () => {
     if (released.status !== "ok" || !released.released) throw new Error("release");
     await step(b.primary, { kind: "adopt", move: 1, of: GROUPS, groups: [G], ...released.released });
     // Routing still sends the group to A, which refuses batch 1's part for it; B applies its own part.
-    expect(await write(a.primary, 1, [moved])).toMatchObject({ status: "blocked" });
+    expect(await write(a.primary, 1, [moved])).toMatchObject({ status: "ok", results: [{ status: "blocked" }] });
     expect(await write(b.primary, 1, ["b-own"])).toMatchObject({ status: "ok", results: [{ status: "applied" }] });
     // After the switch the producer resends batch 1, split by the new owners: B gets both parts.
     expect(await write(b.primary, 1, ["b-own", moved])).toMatchObject({ status: "ok", results: [{ status: "applied" }] });
@@ -202,7 +212,7 @@ describe("a key-group move through the log", () => {
     const epoch2 = (host: ReplicaHost, seq: number, keys: string[]) => host.write({ epoch: 2, batches: [{ producer: "p", seq, records: JSON.stringify(keys.map((k) => [k, 100, 1])) }] });
     // The adopted memory still judges the moved group at B; A still refuses it and still holds what it released.
     expect(await epoch2(restartedB, 1, [moved])).toMatchObject({ status: "ok", results: [{ status: "duplicate" }] });
-    expect(await epoch2(restartedA, 2, [moved])).toEqual({ status: "blocked", reason: `key group ${G} is moving to another partition`, until: "routing sends the group to its new partition" });
+    expect(await epoch2(restartedA, 2, [moved])).toEqual({ status: "ok", results: [{ status: "blocked", reason: `key group ${G} is moving to another partition`, until: "routing sends the group to its new partition" }] });
     expect(await carryOutMoveStep(restartedA, { epoch: 2, step: { kind: "release", move: 1, of: GROUPS, groups: [G] } }, tuning)).toEqual(released);
   });
 });

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { groupsPerPartition, keyGroupMapOf } from "../../shared/keygroups/key-groups.ts";
-import { GROUPS_PER_MOVE, planGrowth } from "../../shared/moves/plan-rescale.ts";
+import { GROUPS_PER_MOVE, planGrowth, planRebalance } from "../../shared/moves/plan-rescale.ts";
 import type { DataflowRecord } from "../../shared/wire/routing.ts";
 import { record as storedRecord, spec } from "../helpers/fixtures.ts";
 
@@ -63,5 +63,26 @@ describe("planning growth", () => {
       expect("refused" in planned && planned.refused).toMatch(message);
       expect(JSON.stringify(record)).toBe(before);
     }
+  });
+
+  it("rebalancing queues what a rescale whose moves were given up still owes, and nothing when even or while moves run", () => {
+    const record = storedRecord("df", spec({ partitions: 2 }));
+    expect(planRebalance(record, 0)).toBe(0);
+    const planned = planGrowth(record, 4, 0);
+    if ("refused" in planned) throw new Error(planned.refused);
+    expect(planRebalance(record, 0)).toBe(0);
+    // Half the moves finished (their owners written), the rest were given up.
+    const owners = [...(record.keyGroups?.owners ?? [])];
+    const done = record.moves.slice(0, record.moves.length / 2);
+    for (const move of done) for (const g of move.groups) owners[g] = move.to;
+    record.keyGroups = { groups: owners.length, owners };
+    record.moves = [];
+    const queued = planRebalance(record, 5);
+    expect(queued).toBeGreaterThan(0);
+    expect(record.moves).toHaveLength(queued);
+    expect(record.moves[0]?.id).toBe(record.nextMove - queued);
+    const after = ownersAfter(record);
+    const counts = [0, 1, 2, 3].map((p) => after.filter((o) => o === p).length);
+    expect(counts).toEqual([64, 64, 64, 64]);
   });
 });
