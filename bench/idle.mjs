@@ -119,7 +119,7 @@ const DAY_MS = 86_400_000;
  */
 function idleRoundsPerDay() {
   // A dataflow healthy everywhere and without clock ticks, as the bench's: watched by its data path until it is idle.
-  const record = { spec: {}, routes: [] };
+  const record = { spec: {}, routes: [], moves: [] };
   let rounds = 0;
   for (let t = 0; t < DAY_MS; ) {
     const idle = t >= SCHEDULE.idleAfterMs;
